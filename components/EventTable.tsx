@@ -1,0 +1,51 @@
+import type { StoredEvent } from "@/lib/store/events-repo.ts";
+import { formatTs } from "@/lib/format/time.ts";
+
+const yesNo = (value: boolean | null) => (value === null ? "" : value ? "yes" : "no");
+
+export function EventTable({ events }: { events: StoredEvent[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="events">
+        <thead>
+          <tr>
+            <th scope="col">time (UTC)</th>
+            <th scope="col">kind</th>
+            <th scope="col">instance</th>
+            <th scope="col">group</th>
+            <th scope="col">topic</th>
+            <th scope="col">queue</th>
+            <th scope="col">offset</th>
+            <th scope="col">msgId</th>
+            <th scope="col">offsetMsgId</th>
+            <th scope="col">retry</th>
+            <th scope="col">redelivered</th>
+            <th scope="col">success</th>
+            <th scope="col">source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => (
+            <tr key={e.id}>
+              <td className="mono" title={`${e.ts} (${e.tsPrecision} precision)`}>
+                {formatTs(e.ts, e.tsPrecision)}
+              </td>
+              <td>{e.kind}</td>
+              <td className="mono">{e.instance}</td>
+              <td>{e.group}</td>
+              <td>{e.topic}</td>
+              <td className="mono">{e.queue}</td>
+              <td className="mono">{e.queueOffset}</td>
+              <td className="mono">{e.msgId}</td>
+              <td className="mono">{e.offsetMsgId}</td>
+              <td>{e.retryTimes}</td>
+              <td>{yesNo(e.redelivered)}</td>
+              <td>{yesNo(e.success)}</td>
+              <td className="mono">{e.source}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+import { validateEvent } from "../events/validate.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import { insertEvents } from "../store/events-repo.ts";
+import type { Store } from "../store/open.ts";
+import { requireIngestToken } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import { bodyFormatFor, MalformedBodyError, splitBody, UnsupportedMediaTypeError, type Rejection } from "./ingest-body.ts";
+import { maxBodyBytes, readBodyLimited } from "./read-body.ts";
+
+export interface IngestResponse {
+  accepted: number;
+  duplicates: number;
+  rejected: Rejection[];
+}
+
+/**
+ * POST /api/v1/events: authenticate, bound the body, split it into records, validate each on its own and store
+ * the good ones. A bad line is reported with its number and never fails the rest of the batch.
+ */
+export async function ingestEvents(request: Request, store: () => Promise<Store>): Promise<IngestResponse> {
+  requireIngestToken(request);
+  let format;
+  try {
+    format = bodyFormatFor(request.headers.get("content-type"));
+  } catch (error) {
+    if (error instanceof UnsupportedMediaTypeError) throw new ApiError("unsupported_media_type", error.message);
+    throw error;
+  }
+  const text = await readBodyLimited(request, maxBodyBytes());
+  let split;
+  try {
+    split = splitBody(text, format);
+  } catch (error) {
+    if (error instanceof MalformedBodyError) throw new ApiError("bad_request", error.message);
+    throw error;
+  }
+  const rejected = [...split.rejected];
+  const events: NormalizedEvent[] = [];
+  for (const record of split.records) {
+    const result = validateEvent(record.value);
+    if (result.ok) events.push(result.event);
+    else rejected.push({ line: record.line, reason: result.reason });
+  }
+  rejected.sort((a, b) => a.line - b.line);
+  const { accepted, duplicates } = events.length > 0 ? await insertEvents(await store(), events) : { accepted: 0, duplicates: 0 };
+  return { accepted, duplicates, rejected };
+}

@@ -1,0 +1,66 @@
+import type { PGlite } from "@electric-sql/pglite";
+import type pg from "pg";
+
+/** One connection's worth of SQL: what the migration runner and the bulk writer need, on either backend. */
+export interface SqlSession {
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface SqlDriver extends SqlSession {
+  readonly mode: "postgres" | "embedded";
+  /** Runs `fn` on one dedicated connection (advisory locks and transactions need that on PostgreSQL). */
+  session<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
+  return {
+    async exec(sql) {
+      await client.query(sql);
+    },
+    async query<Row>(sql: string, params: unknown[] = []) {
+      const result = await client.query(sql, params);
+      return result.rows as Row[];
+    },
+  };
+}
+
+export function pgDriver(pool: pg.Pool): SqlDriver {
+  return {
+    mode: "postgres",
+    ...pgSession(pool),
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(pgSession(client));
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+export function pgliteDriver(db: PGlite, onClose: () => void): SqlDriver {
+  const session: SqlSession = {
+    async exec(sql) {
+      await db.exec(sql);
+    },
+    async query<Row>(sql: string, params: unknown[] = []) {
+      const result = await db.query<Row>(sql, params);
+      return result.rows;
+    },
+  };
+  return {
+    mode: "embedded",
+    ...session,
+    // PGlite is a single connection already.
+    session: (fn) => fn(session),
+    async close() {
+      await db.close();
+      onClose();
+    },
+  };
+}

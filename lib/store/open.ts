@@ -1,0 +1,71 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "../generated/prisma/client.ts";
+import { describeLocation, type StoreConfig } from "./config.ts";
+import { acquireDataDirLock } from "./data-dir-lock.ts";
+import { pgDriver, pgliteDriver, type SqlDriver } from "./driver.ts";
+import { applyMigrations, loadMigrations, type Migration, type MigrationState } from "./migrations.ts";
+
+export interface Store {
+  readonly config: StoreConfig;
+  readonly location: string;
+  readonly prisma: PrismaClient;
+  /** Raw SQL for what the ORM is too slow or too narrow for: migrations and bulk writes. */
+  readonly driver: SqlDriver;
+  readonly migrations: Migration[];
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  migrationsDir?: string;
+  /** Apply pending migrations on open (the default; the server always does). */
+  migrate?: boolean;
+  log?: (message: string) => void;
+}
+
+async function connect(config: StoreConfig): Promise<{ driver: SqlDriver; prisma: PrismaClient }> {
+  if (config.mode === "postgres") {
+    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    // An idle client that loses its server emits 'error'; unhandled, that would kill the process.
+    pool.on("error", () => {});
+    return { driver: pgDriver(pool), prisma: new PrismaClient({ adapter: new PrismaPg(pool) }) };
+  }
+  mkdirSync(path.dirname(config.dataDir), { recursive: true });
+  const release = acquireDataDirLock(config.dataDir);
+  try {
+    const db = await PGlite.create(config.dataDir);
+    return { driver: pgliteDriver(db, release), prisma: new PrismaClient({ adapter: new PrismaPGlite(db) }) };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+export async function openStore(config: StoreConfig, options: OpenOptions = {}): Promise<Store & { migrationState?: MigrationState }> {
+  const migrations = loadMigrations(options.migrationsDir);
+  const { driver, prisma } = await connect(config);
+  let migrationState: MigrationState | undefined;
+  try {
+    if (options.migrate !== false) migrationState = await applyMigrations(driver, migrations, options.log);
+  } catch (error) {
+    await prisma.$disconnect().catch(() => {});
+    await driver.close().catch(() => {});
+    throw error;
+  }
+  return {
+    config,
+    location: describeLocation(config),
+    prisma,
+    driver,
+    migrations,
+    migrationState,
+    async close() {
+      await prisma.$disconnect();
+      await driver.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { buildSync } from "./next.mjs";
+
+buildSync();

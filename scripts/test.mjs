@@ -1,0 +1,61 @@
+// `npm test`: every test file under tests/ (and collectors/ *.test.ts), in Node's own runner through tsx.
+// The files are listed here rather than by a glob in package.json because an empty glob makes `node --test`
+// pass with zero tests; this runner fails instead when it finds or runs none.
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { buildIsFresh } from "./build-freshness.mjs";
+import { buildSync } from "./next.mjs";
+
+const SUITES = { unit: ["tests/unit", "collectors"], integration: ["tests/integration"] };
+const wanted = process.argv.slice(2);
+for (const name of wanted) {
+  if (!(name in SUITES)) {
+    console.error(`unknown suite "${name}"; use one of: ${Object.keys(SUITES).join(", ")}`);
+    process.exit(2);
+  }
+}
+const suites = wanted.length > 0 ? wanted : Object.keys(SUITES);
+
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (name === "node_modules" || name === "testdata") return [];
+    if (statSync(full).isDirectory()) return testFiles(full);
+    return /\.test\.tsx?$/.test(name) ? [full] : [];
+  });
+}
+
+const files = suites.flatMap((suite) => SUITES[suite].flatMap(testFiles)).sort();
+if (files.length === 0) {
+  console.error(`no test files found for ${suites.join(", ")}`);
+  process.exit(1);
+}
+
+if (suites.includes("integration")) {
+  const pg = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+  console.log(pg ? `PostgreSQL integration tests: ${pg.replace(/:[^:@/]*@/, ":***@")}` : "PostgreSQL integration tests: not configured (set TEST_DATABASE_URL); PGlite only");
+  if (!buildIsFresh()) {
+    console.log("building the app for the HTTP tests…");
+    buildSync();
+  }
+}
+
+const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {
+  stdio: ["ignore", "pipe", "inherit"],
+  env: { ...process.env, NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1" },
+});
+let tail = "";
+child.stdout.on("data", (chunk) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString()).slice(-4000);
+});
+child.on("exit", (code) => {
+  const ran = Number(/ℹ tests (\d+)/.exec(tail)?.[1] ?? 0);
+  if (code === 0 && ran === 0) {
+    console.error("the test run executed no test: failing on purpose");
+    process.exit(1);
+  }
+  process.exit(code ?? 1);
+});
