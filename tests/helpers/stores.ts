@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { StoreConfig } from "../../lib/store/config.ts";
+
+/**
+ * The backends every integration test runs against: PGlite always, the machine's PostgreSQL when
+ * TEST_DATABASE_URL (or DATABASE_URL) names it. Each `create()` gives a brand-new empty database, so tests
+ * never see each other's rows and always exercise the migrations from scratch.
+ */
+export interface Backend {
+  name: "pglite" | "postgres";
+  create(): Promise<{ config: StoreConfig; env: Record<string, string>; dispose(): Promise<void> }>;
+}
+
+export const postgresAdminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+
+const pglite: Backend = {
+  name: "pglite",
+  async create() {
+    const dir = mkdtempSync(path.join(tmpdir(), "dupscope-test-"));
+    const dataDir = path.join(dir, "data");
+    return {
+      config: { mode: "embedded", dataDir },
+      env: { DUPSCOPE_DATA_DIR: dataDir, DATABASE_URL: "" },
+      async dispose() {
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+function postgres(adminUrl: string): Backend {
+  return {
+    name: "postgres",
+    async create() {
+      const name = `dupscope_t_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return {
+        config: { mode: "postgres", url: url.toString() },
+        env: { DATABASE_URL: url.toString() },
+        async dispose() {
+          const cleanup = new pg.Client({ connectionString: adminUrl });
+          await cleanup.connect();
+          try {
+            await cleanup.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+          } finally {
+            await cleanup.end();
+          }
+        },
+      };
+    },
+  };
+}
+
+export const backends: Backend[] = [pglite, ...(postgresAdminUrl ? [postgres(postgresAdminUrl)] : [])];

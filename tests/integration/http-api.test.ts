@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { backends } from "../helpers/stores.ts";
+import { ORDER_KEY, orderStory, toNdjson } from "../helpers/events.ts";
+import { startServer, type RunningServer } from "../helpers/server.ts";
+
+const TOKEN = "test-ingest-token";
+const MAX_BODY = 64 * 1024;
+
+for (const backend of backends) {
+  describe(`HTTP API on ${backend.name}`, () => {
+    let server: RunningServer;
+    let dispose: () => Promise<void>;
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN, DUPSCOPE_MAX_BODY_BYTES: String(MAX_BODY) });
+    });
+    after(async () => {
+      await server?.stop();
+      await dispose?.();
+    });
+
+    const ingest = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/api/v1/events`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-ndjson", authorization: `Bearer ${TOKEN}`, ...headers },
+      });
+
+    it("reports the database mode and current migrations", async () => {
+      const health = await (await fetch(`${server.url}/api/health`)).json();
+      assert.equal(health.status, "ok");
+      assert.equal(health.database.mode, backend.name === "pglite" ? "embedded" : "postgres");
+      assert.equal(health.migrations.current, true);
+      assert.deepEqual(health.migrations.pending, []);
+      assert.ok(health.migrations.applied.length >= 1);
+    });
+
+    it("stores an NDJSON file once: posting it again reports duplicates and stores nothing new", async () => {
+      const story = orderStory();
+      const shuffled = [story[3], story[0], story[6], story[1], story[5], story[2], story[4]];
+      const first = await ingest(toNdjson(shuffled));
+      assert.equal(first.status, 200);
+      assert.deepEqual(await first.json(), { accepted: 7, duplicates: 0, rejected: [] });
+      const second = await ingest(toNdjson(shuffled));
+      assert.deepEqual(await second.json(), { accepted: 0, duplicates: 7, rejected: [] });
+    });
+
+    it("returns a key's events in time order", async () => {
+      const response = await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(ORDER_KEY)}`);
+      assert.equal(response.status, 200);
+      const body = await response.json();
+      assert.equal(body.bizKey, ORDER_KEY);
+      const expected = orderStory().filter((e) => e.bizKey === ORDER_KEY);
+      assert.deepEqual(
+        body.events.map((e: { kind: string; ts: number }) => [e.kind, e.ts]),
+        expected.map((e) => [e.kind, e.ts]),
+      );
+    });
+
+    it("stores the good lines of a mixed file and reports each bad one with its line and reason", async () => {
+      const good = orderStory("ORDER-MIXED");
+      const lines = [
+        JSON.stringify(good[0]),
+        "{not json",
+        JSON.stringify({ ...good[1], ts: 1764460800 }),
+        "",
+        JSON.stringify(good[1]),
+        JSON.stringify({ ...good[2], broker: "activemq" }),
+      ];
+      const response = await ingest(lines.join("\n"));
+      assert.equal(response.status, 200);
+      const body = await response.json();
+      assert.equal(body.accepted, 2);
+      assert.equal(body.duplicates, 0);
+      assert.deepEqual(body.rejected.map((r: { line: number }) => r.line), [2, 3, 6]);
+      assert.match(body.rejected[0].reason, /not valid JSON/);
+      assert.match(body.rejected[1].reason, /^ts: .*epoch seconds/);
+      assert.match(body.rejected[2].reason, /^broker: /);
+      const stored = await (await fetch(`${server.url}/api/v1/keys/ORDER-MIXED`)).json();
+      assert.equal(stored.events.length, 2);
+      assert.equal((await fetch(`${server.url}/api/health`)).status, 200, "server keeps running");
+    });
+
+    it("accepts a JSON array, numbering rejections by element", async () => {
+      const [publish] = orderStory("ORDER-ARRAY");
+      const response = await ingest(JSON.stringify([publish, { kind: "publish" }]), { "content-type": "application/json" });
+      const body = await response.json();
+      assert.equal(body.accepted, 1);
+      assert.equal(body.rejected[0].line, 2);
+    });
+
+    it("requires the ingest token when one is configured", async () => {
+      const missing = await ingest(toNdjson(orderStory("ORDER-AUTH")), { authorization: "" });
+      assert.equal(missing.status, 401);
+      assert.equal((await missing.json()).error.code, "unauthorized");
+      const wrong = await ingest(toNdjson(orderStory("ORDER-AUTH")), { authorization: "Bearer wrong" });
+      assert.equal(wrong.status, 401);
+      assert.equal((await fetch(`${server.url}/api/v1/keys/ORDER-AUTH`)).status, 404, "nothing was stored");
+    });
+
+    it("refuses a body over the configured limit with 413 and an unknown media type with 415", async () => {
+      const big = await ingest("x".repeat(MAX_BODY + 1));
+      assert.equal(big.status, 413);
+      assert.match((await big.json()).error.message, /DUPSCOPE_MAX_BODY_BYTES/);
+      const form = await ingest("a=b", { "content-type": "application/x-www-form-urlencoded" });
+      assert.equal(form.status, 415);
+    });
+
+    it("answers an unknown key with 404 and a clear message, and handles keys with reserved characters", async () => {
+      const unknown = await fetch(`${server.url}/api/v1/keys/NO-SUCH-KEY`);
+      assert.equal(unknown.status, 404);
+      assert.match((await unknown.json()).error.message, /no events for bizKey "NO-SUCH-KEY"/);
+      const oddKey = "订单 7/42%";
+      assert.equal((await ingest(toNdjson(orderStory(oddKey).slice(0, 1)))).status, 200);
+      const found = await (await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(oddKey)}`)).json();
+      assert.equal(found.bizKey, oddKey);
+    });
+
+    it("serves the home page and a key page listing the events", async () => {
+      const home = await fetch(`${server.url}/`);
+      assert.equal(home.status, 200);
+      assert.match(await home.text(), /name="q"/);
+      const search = await fetch(`${server.url}/keys?q=${encodeURIComponent(ORDER_KEY)}`, { redirect: "manual" });
+      assert.equal(search.status, 307);
+      assert.equal(new URL(search.headers.get("location")!, server.url).pathname, `/keys/${ORDER_KEY}`);
+      const page = (await (await fetch(`${server.url}/keys/${ORDER_KEY}`)).text()).replaceAll("<!-- -->", "");
+      const keyed = orderStory().filter((e) => e.bizKey === ORDER_KEY).length;
+      assert.ok(page.includes(`${keyed} events, oldest first`), "key page counts the key's events");
+      assert.equal(page.match(/<tr>/g)?.length, keyed + 1, "one table row per event plus the header");
+    });
+  });
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { validateEvent } from "../../lib/events/validate.ts";
+import type { NormalizedEvent } from "../../lib/events/model.ts";
+import { eventsForKey, insertEvents } from "../../lib/store/events-repo.ts";
+import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
+import { openStore, type Store } from "../../lib/store/open.ts";
+import { ORDER_KEY, orderStory, T0 } from "../helpers/events.ts";
+import { backends } from "../helpers/stores.ts";
+
+function normalized(inputs: unknown[]): NormalizedEvent[] {
+  return inputs.map((input) => {
+    const result = validateEvent(input);
+    if (!result.ok) throw new Error(result.reason);
+    return result.event;
+  });
+}
+
+for (const backend of backends) {
+  describe(`store on ${backend.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      store = await openStore(created.config);
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
+
+    it("records each migration in _prisma_migrations with Prisma's checksum, once", async () => {
+      const files = loadMigrations();
+      const rows = await store.driver.query<{ migration_name: string; checksum: string; finished_at: unknown; applied_steps_count: number }>(
+        `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
+      );
+      assert.deepEqual(rows.map((r) => r.migration_name), files.map((m) => m.name));
+      rows.forEach((row, i) => {
+        assert.equal(row.checksum, checksumOf(files[i]!.sql));
+        assert.notEqual(row.finished_at, null);
+        assert.equal(row.applied_steps_count, 1);
+      });
+      const again = await applyMigrations(store.driver, files);
+      assert.deepEqual(again.pending, []);
+      const count = await store.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
+      assert.equal(count[0]!.n, files.length);
+    });
+
+    it("notices a migration edited after it was applied", async () => {
+      const edited = loadMigrations().map((m, i) => (i === 0 ? { ...m, checksum: checksumOf(`${m.sql}\n-- edited`) } : m));
+      assert.deepEqual((await migrationState(store.driver, edited)).modified, [edited[0]!.name]);
+      await assert.rejects(applyMigrations(store.driver, edited), /were edited afterwards/);
+    });
+
+    it("creates the lookup indexes the API relies on", async () => {
+      const rows = await store.driver.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname`);
+      assert.deepEqual(rows.map((r) => r.indexname), ["events_biz_key_ts_idx", "events_group_name_ts_idx", "events_msg_id_idx", "events_pkey"]);
+    });
+
+    it("stores each event once, counting re-inserts and in-batch repeats as duplicates", async () => {
+      const events = normalized(orderStory());
+      assert.deepEqual(await insertEvents(store, events), { accepted: events.length, duplicates: 0 });
+      assert.deepEqual(await insertEvents(store, events), { accepted: 0, duplicates: events.length });
+      const [first] = normalized(orderStory("ORDER-REPEAT"));
+      assert.deepEqual(await insertEvents(store, [first!, first!]), { accepted: 1, duplicates: 1 });
+    });
+
+    it("returns a key's events in time order with every field as it went in", async () => {
+      const events = await eventsForKey(store, ORDER_KEY);
+      const expected = normalized(orderStory()).filter((e) => e.bizKey === ORDER_KEY).sort((a, b) => a.ts - b.ts);
+      assert.deepEqual(
+        events.map(({ ingestedAt, ...rest }) => {
+          assert.match(ingestedAt, /^\d{4}-\d{2}-\d{2}T/);
+          return rest;
+        }),
+        expected,
+      );
+      assert.deepEqual(await eventsForKey(store, "ORDER-UNKNOWN"), []);
+    });
+
+    it("round-trips every column through the Prisma model (schema and migrations agree)", async () => {
+      const row = await store.prisma.event.create({
+        data: {
+          id: "drift-check",
+          kind: "consume_end",
+          ts: BigInt(T0),
+          tsPrecision: "s",
+          bizKey: "K-drift",
+          msgId: "M",
+          offsetMsgId: "O",
+          broker: "kafka",
+          topic: "t",
+          group: "g",
+          queue: "t-3",
+          queueOffset: BigInt(Number.MAX_SAFE_INTEGER),
+          instance: "10.0.0.1@1",
+          retryTimes: 16,
+          redelivered: true,
+          success: false,
+          detail: { nested: { list: [1, "two", null] } },
+          source: "drift",
+        },
+      });
+      const read = await store.prisma.event.findUniqueOrThrow({ where: { id: row.id } });
+      assert.equal(read.queueOffset, BigInt(Number.MAX_SAFE_INTEGER));
+      assert.deepEqual(read.detail, { nested: { list: [1, "two", null] } });
+      assert.ok(read.ingestedAt instanceof Date);
+      await store.prisma.event.update({ where: { id: row.id }, data: { success: true } });
+      await store.prisma.event.delete({ where: { id: row.id } });
+      assert.equal(await store.prisma.event.count({ where: { id: row.id } }), 0);
+    });
+  });
+}
