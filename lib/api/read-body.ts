@@ -2,7 +2,7 @@ import { ApiError } from "./errors.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-export function maxBodyBytes(env: NodeJS.ProcessEnv = process.env): number {
+export function maxBodyBytes(env: Record<string, string | undefined> = process.env): number {
   const raw = env.DUPSCOPE_MAX_BODY_BYTES?.trim();
   if (!raw) return DEFAULT_MAX_BODY_BYTES;
   const value = Number(raw);

@@ -9,7 +9,7 @@ export const DEFAULT_DATA_DIR = ".dupscope/data";
 
 export class StoreConfigError extends Error {}
 
-export function storeConfigFromEnv(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): StoreConfig {
+export function storeConfigFromEnv(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): StoreConfig {
   const url = env.DATABASE_URL?.trim();
   if (url) {
     if (!/^postgres(ql)?:\/\//.test(url)) {

@@ -24,7 +24,8 @@ describe("ingest token", () => {
   });
 
   it("answers a missing or wrong token with unauthorized and a challenge", () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "Basic c2VjcmV0" }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer nope" }, { authorization: "Basic c2VjcmV0" }];
+    for (const headers of attempts) {
       assert.throws(
         () => requireIngestToken(post("x", headers), "s3cret"),
         (error: unknown) => error instanceof ApiError && error.code === "unauthorized" && error.headers["www-authenticate"]!.startsWith("Bearer"),
