@@ -1,0 +1,165 @@
+import { canonicalInstance } from "../../lib/events/instance.ts";
+import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
+import { decodeLogPrefix, ROCKETMQ_UTC_OFFSET, type LogPrefix } from "../codecs/log-prefix.ts";
+import { parseChannel } from "../codecs/rocketmq-tokens.ts";
+import { recordFingerprint } from "../fingerprint.ts";
+import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+
+/**
+ * RocketMQ broker logs: consumer connections coming and going in `broker.log` (who owned a group's queues, and when a
+ * consumer vanished without a shutdown) and transaction check-backs in `transaction.log`. Both files use the broker
+ * pattern, stamped to the second in GMT+8. ParseContext.instance names the broker; the consumer a line is about is the
+ * event's instance. Templates and their events are listed in README.md.
+ */
+
+export const FORMAT = "rocketmq-broker-log";
+
+type Detail = { [key: string]: DetailValue | undefined };
+
+interface Draft {
+  kind: EventKind;
+  group?: string;
+  /** The ClientChannelInfo or `ip:port` naming the consumer. */
+  channel?: string;
+  msgId?: string | null;
+  topic?: string | null;
+  detail: Detail;
+}
+
+interface Template {
+  name: string;
+  /** Recognises the wording; a message that passes `head` but not `read` is reported as invalid_field. */
+  head: RegExp;
+  read(message: string): Draft | undefined;
+}
+
+function lifecycle(name: string, head: RegExp, full: RegExp, action: string, extra: (g: Record<string, string>) => Detail = () => ({})): Template {
+  return {
+    name,
+    head,
+    read(message) {
+      const g = full.exec(message)?.groups as Record<string, string> | undefined;
+      if (!g) return undefined;
+      return { kind: "instance_lifecycle", group: g.group!, channel: g.channel!, detail: { action, ...extra(g) } };
+    },
+  };
+}
+
+// ClientChannelInfo holds brackets of its own, so a channel runs to the last `]` before the fixed tail.
+const TEMPLATES: Template[] = [
+  lifecycle(
+    "consumer_connected",
+    /^new consumer connected, group: /,
+    /^new consumer connected, group: (?<group>\S+) (?<consumeType>\S+) (?<messageModel>\S+) channel: (?<channel>.+)$/,
+    "connected",
+    (g) => ({ consumeType: g.consumeType, messageModel: g.messageModel }),
+  ),
+  lifecycle(
+    "consumer_unregistered",
+    /^unregister a consumer\[/,
+    /^unregister a consumer\[(?<group>[^\]\s]+)\] from consumerGroupInfo (?<channel>.+)$/,
+    "unregistered",
+  ),
+  lifecycle(
+    "channel_inactive",
+    /^NETTY EVENT: remove not active channel\[/,
+    /^NETTY EVENT: remove not active channel\[(?<channel>.+)\] from ConsumerGroupInfo groupChannelTable, consumer group: (?<group>\S+)$/,
+    "channel_inactive",
+  ),
+  // The 5.x wording of the same event.
+  lifecycle(
+    "channel_inactive",
+    /^NETTY EVENT: remove idle channel\[/,
+    /^NETTY EVENT: remove idle channel\[(?<channel>.+)\] from ConsumerGroupInfo, consumerGroup: (?<group>\S+)$/,
+    "channel_inactive",
+  ),
+  lifecycle(
+    "channel_expired",
+    /^SCAN: remove expired channel from ConsumerManager consumerTable\. /,
+    /^SCAN: remove expired channel from ConsumerManager consumerTable\. channel=(?<channel>\S+), consumerGroup=(?<group>\S+)$/,
+    "channel_expired",
+  ),
+  {
+    name: "transaction_check",
+    head: /^Check transaction\. /,
+    read(message) {
+      const g = /^Check transaction\. real_topic=(?<topic>[^,]*), ?uniqKey=(?<uniqKey>[^,]*), ?offset=(?<offset>\d+), ?commitLogOffset=(?<commitLogOffset>\d+)$/.exec(
+        message,
+      )?.groups;
+      const [halfQueueOffset, commitLogOffset] = [Number(g?.offset), Number(g?.commitLogOffset)];
+      if (!g || !Number.isSafeInteger(halfQueueOffset) || !Number.isSafeInteger(commitLogOffset)) return undefined;
+      // `offset` is the half message's position in RMQ_SYS_TRANS_HALF_TOPIC, not in real_topic, so it is not the
+      // event's queueOffset: that would pose as a second stored copy in the real topic.
+      const detail = { checkback: true, commitLogOffset, halfQueueOffset };
+      return { kind: "transaction", msgId: present(g.uniqKey!), topic: present(g.topic!), detail };
+    },
+  },
+];
+
+/** Java prints an absent value as `null`. */
+function present(text: string): string | null {
+  return text === "" || text === "null" ? null : text;
+}
+
+/** The consumer a channel names: its clientId (`ip@pid`, as the client log names it) or else its remote host. */
+function consumerOf(channel: string | undefined): { instance: string | null; raw?: string; remoteAddress?: string } {
+  if (channel === undefined) return { instance: null };
+  const token = parseChannel(channel);
+  const raw = token.clientId ?? token.remoteAddress ?? undefined;
+  return { instance: raw === undefined ? null : canonicalInstance(raw).canonical, raw, remoteAddress: token.remoteAddress ?? undefined };
+}
+
+function compact(detail: Detail): { [key: string]: DetailValue } {
+  return Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined)) as { [key: string]: DetailValue };
+}
+
+/** Like the client log: a keyed kind whose line gives no msgId is kept as instance_lifecycle, marked unkeyed. */
+function finish(draft: Draft, template: string, prefix: LogPrefix, line: string, ctx: ParseContext): NormalizedEvent {
+  const consumer = consumerOf(draft.channel);
+  const msgId = draft.msgId ?? null;
+  const unkeyed = draft.kind === "transaction" && msgId === null;
+  return {
+    id: recordFingerprint(FORMAT, ctx.instance ?? "", line, 0),
+    kind: unkeyed ? "instance_lifecycle" : draft.kind,
+    ts: prefix.ts,
+    tsPrecision: prefix.precision,
+    bizKey: null,
+    msgId,
+    offsetMsgId: null,
+    broker: "rocketmq",
+    topic: draft.topic ?? null,
+    group: draft.group ?? null,
+    queue: null,
+    queueOffset: null,
+    instance: consumer.instance,
+    retryTimes: null,
+    redelivered: null,
+    success: null,
+    detail: compact({
+      template,
+      ...draft.detail,
+      instanceRaw: consumer.raw,
+      remoteAddress: consumer.remoteAddress,
+      brokerInstance: ctx.instance,
+      brokerLine: line,
+      unkeyed: unkeyed || undefined,
+    }),
+    source: ctx.source,
+  };
+}
+
+export function parseBrokerLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
+  const decoded = decodeLogPrefix(line, ctx.utcOffset ?? ROCKETMQ_UTC_OFFSET);
+  if (!decoded) return { events: [], skipped: true };
+  const message = decoded.ok ? decoded.prefix.message : decoded.message;
+  const template = TEMPLATES.find((t) => t.head.test(message));
+  if (!template) return { events: [], skipped: true };
+  if (!decoded.ok) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
+  const draft = template.read(message);
+  if (!draft) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: the line's fields do not parse` } };
+  return { events: [finish(draft, template.name, decoded.prefix, line, ctx)] };
+}
+
+export function parse(text: string, ctx: ParseContext): ParseResult {
+  return parseLines(text, (line, lineNo) => parseBrokerLogLine(line, lineNo, ctx));
+}
