@@ -7,7 +7,7 @@ import path from "node:path";
 import { buildIsFresh } from "./build-freshness.mjs";
 import { buildSync } from "./next.mjs";
 
-const SUITES = { unit: ["tests/unit", "collectors"], integration: ["tests/integration"] };
+const SUITES = { unit: ["tests/unit", "tests/contract", "collectors"], integration: ["tests/integration"] };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!(name in SUITES)) {

@@ -42,6 +42,6 @@ export async function ingestEvents(request: Request, store: () => Promise<Store>
     else rejected.push({ line: record.line, reason: result.reason });
   }
   rejected.sort((a, b) => a.line - b.line);
-  const { accepted, duplicates } = events.length > 0 ? await insertEvents(await store(), events) : { accepted: 0, duplicates: 0 };
+  const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
   return { accepted, duplicates, rejected };
 }

@@ -1,11 +1,18 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 
 /** One connection's worth of SQL: what the migration runner and the bulk writer need, on either backend. */
 export interface SqlSession {
   /** Runs a script of one or more statements without parameters. */
   exec(sql: string): Promise<void>;
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs one statement and returns how many rows it affected. */
+  run(sql: string, params?: unknown[]): Promise<number>;
+  /** `COPY … FROM STDIN` with text-format rows; only PostgreSQL has it (PGlite sessions leave it undefined). */
+  copyIn?(sql: string, rows: Iterable<string>): Promise<void>;
 }
 
 export interface SqlDriver extends SqlSession {
@@ -24,6 +31,16 @@ function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
       const result = await client.query(sql, params);
       return result.rows as Row[];
     },
+    async run(sql, params = []) {
+      return (await client.query(sql, params)).rowCount ?? 0;
+    },
+    ...("release" in client
+      ? {
+          async copyIn(sql: string, rows: Iterable<string>) {
+            await pipeline(Readable.from(rows), client.query(copyFrom(sql)));
+          },
+        }
+      : {}),
   };
 }
 
@@ -51,6 +68,9 @@ export function pgliteDriver(db: PGlite, onClose: () => void): SqlDriver {
     async query<Row>(sql: string, params: unknown[] = []) {
       const result = await db.query<Row>(sql, params);
       return result.rows;
+    },
+    async run(sql, params = []) {
+      return (await db.query(sql, params)).affectedRows ?? 0;
     },
   };
   return {

@@ -10,7 +10,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -22,8 +22,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the built app (`next start`) as a real server process; scripts/test.mjs builds it first. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const port = await freePort();
+export async function startServer(env: Record<string, string>, fixedPort?: number): Promise<RunningServer & { port: number }> {
+  const port = fixedPort ?? (await freePort());
   const child: ChildProcess = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -49,6 +49,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   }
   return {
     url,
+    port,
     output: () => output,
     stop: () =>
       new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { EventTable } from "@/components/EventTable.tsx";
-import { eventsForKey } from "@/lib/store/events-repo.ts";
+import { contextForKey, eventsForKey } from "@/lib/store/events-repo.ts";
 import { getStore } from "@/lib/store/index.ts";
 
 export const dynamic = "force-dynamic";
@@ -13,7 +13,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function KeyPage({ params }: Props) {
   const key = (await params).bizKey;
-  const events = await eventsForKey(await getStore(), key);
+  const store = await getStore();
+  const events = await eventsForKey(store, key);
+  const { context, truncated } = await contextForKey(store, events);
   return (
     <>
       <h1>
@@ -27,6 +29,18 @@ export default async function KeyPage({ params }: Props) {
         <>
           <p className="muted">{events.length} events, oldest first.</p>
           <EventTable events={events} />
+          <h2>Around them</h2>
+          {context.length === 0 ? (
+            <p className="muted">No rebalance or lifecycle events of these consumer groups within 5 minutes of this key&apos;s events.</p>
+          ) : (
+            <>
+              <p className="muted">
+                {context.length} rebalance, lifecycle and keyless events of the same groups and messages within 5 minutes
+                {truncated ? " (the first ones only: the window is crowded)" : ""}.
+              </p>
+              <EventTable events={context} />
+            </>
+          )}
         </>
       )}
     </>

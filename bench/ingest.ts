@@ -1,0 +1,137 @@
+// npm run bench:ingest [-- --events N] — end-to-end ingest through the real CLI into PostgreSQL, next to a raw
+// COPY of the same normalized rows into the same indexed table, measured in the same run.
+import { spawn } from "node:child_process";
+import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { findFormat } from "../collectors/registry.ts";
+import { readLines } from "../lib/ingest/line-reader.ts";
+import { openStore } from "../lib/store/open.ts";
+import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
+import { generateInput } from "./generate.ts";
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+};
+const EVENTS = Number(arg("events", "1000000"));
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const store = await openStore({ mode: "postgres", url: url.toString() });
+  await store.close();
+  return url.toString();
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+}
+
+interface CliSummary {
+  lines: number;
+  events: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  maxRssKb: number;
+}
+
+function runCli(args: string[]): Promise<{ summary: CliSummary; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "bin", "dupscope.mjs"), ...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) return reject(new Error(`dupscope exited with ${code}`));
+      resolve({ summary: JSON.parse(out) as CliSummary, ms });
+    });
+  });
+}
+
+async function* copyRows(files: { file: string; format: string; instance?: string }[]): AsyncGenerator<string> {
+  for (const { file, format, instance } of files) {
+    const collector = findFormat(format)!;
+    const ctx = { source: `${format}:${path.resolve(file)}`, ...(instance ? { instance } : {}) };
+    let chunk = "";
+    for await (const raw of readLines(createReadStream(file))) {
+      if ("problem" in raw) continue;
+      for (const event of collector.parseLine(raw.text, raw.lineNo, ctx).events) chunk += eventCopyLine(event);
+      if (chunk.length > 1 << 20) {
+        yield chunk;
+        chunk = "";
+      }
+    }
+    if (chunk) yield chunk;
+  }
+}
+
+async function rawCopy(url: string, files: { file: string; format: string; instance?: string }[]): Promise<{ rows: number; ms: number }> {
+  // The rows are prepared before the clock starts, so only the database's COPY is timed.
+  const prepared: string[] = [];
+  for await (const chunk of copyRows(files)) prepared.push(chunk);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const started = performance.now();
+  const stream = client.query(copyFrom(`COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`));
+  await pipeline(Readable.from(prepared), stream);
+  const ms = performance.now() - started;
+  const rows = Number(stream.rowCount);
+  await client.end();
+  return { rows, ms };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+const dir = mkdtempSync(path.join(tmpdir(), "dupscope-bench-"));
+try {
+  console.log(`generating ~${fmt(EVENTS)} events in ${dir} …`);
+  const input = await generateInput(dir, EVENTS);
+  const bytes = statSync(input.traceFile).size + statSync(input.clientLogFile).size;
+  console.log(`input: ${(bytes / 1024 / 1024).toFixed(1)} MB, ${fmt(input.expectedEvents)} events expected`);
+  const files = [
+    { file: input.traceFile, format: "rocketmq-trace" },
+    { file: input.clientLogFile, format: "rocketmq-client-log", instance: "10.0.1.10@7001" },
+  ];
+
+  const cliUrl = await freshDatabase("dupscope_bench_cli");
+  let cliMs = 0;
+  let cliEvents = 0;
+  let peakRssKb = 0;
+  for (const f of files) {
+    const { summary, ms } = await runCli(["ingest", "--format", f.format, ...(f.instance ? ["--instance", f.instance] : []), "--database", cliUrl, f.file]);
+    cliMs += ms;
+    cliEvents += summary.accepted;
+    peakRssKb = Math.max(peakRssKb, summary.maxRssKb);
+    if (summary.rejected > 0) console.log(`warning: ${summary.rejected} rejected in ${f.file}`);
+  }
+  const copyUrl = await freshDatabase("dupscope_bench_copy");
+  const copy = await rawCopy(copyUrl, files);
+
+  const cliRate = cliEvents / (cliMs / 1000);
+  const copyRate = copy.rows / (copy.ms / 1000);
+  console.log("");
+  console.log(`dupscope ingest (CLI → PostgreSQL): ${fmt(cliEvents)} events in ${(cliMs / 1000).toFixed(1)} s = ${fmt(cliRate)} events/s, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB`);
+  console.log(`raw COPY of the same rows:          ${fmt(copy.rows)} rows in ${(copy.ms / 1000).toFixed(1)} s = ${fmt(copyRate)} rows/s`);
+  console.log(`ratio ingest / COPY: ${(cliRate / copyRate).toFixed(2)} (target ≥ 0.70)`);
+  await dropDatabase("dupscope_bench_cli");
+  await dropDatabase("dupscope_bench_copy");
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,67 @@
+import { Command, InvalidArgumentError } from "commander";
+import { FORMATS } from "../collectors/registry.ts";
+import { FatalSinkError } from "../lib/ingest/sink.ts";
+import { ingestFiles, UsageError } from "./ingest.ts";
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive whole number");
+  return n;
+}
+
+export function buildProgram(log: (line: string) => void, out: (line: string) => void): Command {
+  const program = new Command("dupscope").description("Explains why a message was consumed twice.").showHelpAfterError();
+
+  program
+    .command("formats")
+    .description("list the input formats dupscope reads")
+    .action(() => {
+      for (const f of FORMATS) out(`${f.name.padEnd(22)} ${f.description}`);
+    });
+
+  program
+    .command("ingest")
+    .description("parse files in one of the formats and store their events (in a running server, or PostgreSQL)")
+    .requiredOption("-f, --format <format>", `input format: ${FORMATS.map((f) => f.name).join(", ")}`)
+    .option("-i, --instance <id>", "instance identity for logs whose lines do not carry one (host, ip@pid)")
+    .option("--utc-offset <offset>", "UTC offset of zone-less timestamps, e.g. +08:00 (RocketMQ logs default to +08:00, others to Z)")
+    .option("--source <name>", "source name stored on each event (default: <format>:<absolute path>)")
+    .option("-F, --follow", "keep reading the file as it grows and across rotation, like tail -F (one file)")
+    .option("-s, --server <url>", "dupscope server to send to", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
+    .option("-t, --token <token>", "ingest token of the server (default: $DUPSCOPE_INGEST_TOKEN)", process.env.DUPSCOPE_INGEST_TOKEN)
+    .option("-d, --database <url>", "write straight to this PostgreSQL database instead of a server")
+    .option("--batch-size <n>", "events per batch", positiveInt, 5000)
+    .option("--no-progress", "no progress bar even on a terminal")
+    .option("--json", "print the summaries as JSON on stdout")
+    .argument("<files...>", "files to read, or - for standard input")
+    .action(async (files: string[], opts) => {
+      const summaries = await ingestFiles(files, { ...opts, progress: opts.progress && Boolean(process.stderr.isTTY) }, log);
+      if (opts.json) out(JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2));
+    });
+
+  return program;
+}
+
+/** Runs the CLI; returns the exit code (0 ok, 1 failed, 2 usage). */
+export async function main(argv: string[]): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const program = buildProgram(log, out).exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      log(`dupscope: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof FatalSinkError) {
+      log(`dupscope: ${error.message}`);
+      return 1;
+    }
+    const code = (error as { code?: string; exitCode?: number }).code;
+    if (typeof code === "string" && code.startsWith("commander.")) return (error as { exitCode: number }).exitCode;
+    log(`dupscope: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

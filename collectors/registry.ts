@@ -1,0 +1,63 @@
+import { parseBrokerLogLine } from "./rocketmq-broker-log/parse.ts";
+import { parseClientLogLine } from "./rocketmq-client-log/parse.ts";
+import { parseDedupLine } from "./dedup-log/parse.ts";
+import { parseEventLine } from "./events/parse.ts";
+import { parseKafkaClientLine } from "./kafka-client-log/parse.ts";
+import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
+import type { LineResult, ParseContext } from "./types.ts";
+
+/** Every input format dupscope reads. The CLI, the HTTP ingest route and the contract test all go through here. */
+export interface CollectorFormat {
+  name: string;
+  description: string;
+  /** Folder with README.md and testdata/ (checked by tests/contract/collectors.test.ts). */
+  folder: string;
+  parseLine(line: string, lineNo: number, ctx: ParseContext): LineResult;
+}
+
+export const FORMATS: readonly CollectorFormat[] = [
+  {
+    name: "rocketmq-trace",
+    description: "RocketMQ trace messages as NDJSON {bornHost, body, storeTimestamp?, msgId?} (Pub/SubBefore/SubAfter/EndTransaction/Recall)",
+    folder: "collectors/rocketmq-trace",
+    parseLine: parseTraceMessage,
+  },
+  {
+    name: "rocketmq-client-log",
+    description: "rocketmq_client.log (4.x and 5.x patterns): rebalances, dropped process queues, consume timeouts and exceptions, producer resends",
+    folder: "collectors/rocketmq-client-log",
+    parseLine: parseClientLogLine,
+  },
+  {
+    name: "rocketmq-broker-log",
+    description: "broker.log consumer-group lines and transaction.log check-backs (second precision, GMT+8)",
+    folder: "collectors/rocketmq-broker-log",
+    parseLine: parseBrokerLogLine,
+  },
+  {
+    name: "dedup-log",
+    description: "the consumer's own dedup decisions, dedup log v1 (JSON lines, docs/dedup-log.md)",
+    folder: "collectors/dedup-log",
+    parseLine: parseDedupLine,
+  },
+  {
+    name: "kafka-client-log",
+    description: "Kafka Java consumer logs: group joins, revoked/assigned/lost partitions, poll timeouts",
+    folder: "collectors/kafka-client-log",
+    parseLine: parseKafkaClientLine,
+  },
+  {
+    name: "events",
+    description: "normalized events as NDJSON (docs/event-model.md)",
+    folder: "collectors/events",
+    parseLine: parseEventLine,
+  },
+];
+
+export function findFormat(name: string): CollectorFormat | undefined {
+  return FORMATS.find((f) => f.name === name);
+}
+
+export function formatNames(): string {
+  return FORMATS.map((f) => f.name).join(", ");
+}

@@ -1,0 +1,66 @@
+import { findFormat, formatNames } from "../../collectors/registry.ts";
+import { parseLines, type ParseContext } from "../../collectors/types.ts";
+import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import { validateEvent } from "../events/validate.ts";
+import { insertEvents } from "../store/events-repo.ts";
+import type { Store } from "../store/open.ts";
+import { requireIngestToken } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import type { IngestResponse } from "./ingest-events.ts";
+import { maxBodyBytes, readBodyLimited } from "./read-body.ts";
+
+export interface FormatIngestResponse extends IngestResponse {
+  /** Lines that matched no template of the format (stack traces, unrelated log lines): not errors. */
+  skipped: number;
+}
+
+const QUERY_TEXT = /^[\x20-\x7e]{1,255}$/;
+
+function queryValue(url: URL, name: string): string | undefined {
+  const value = url.searchParams.get(name)?.trim();
+  if (value === undefined || value === "") return undefined;
+  if (!QUERY_TEXT.test(value)) throw new ApiError("bad_request", `${name} must be 1-255 printable ASCII characters`);
+  return value;
+}
+
+/**
+ * POST /api/v1/ingest/{format}: the raw text of a log or an NDJSON export, parsed on the server by the same
+ * collector the CLI uses. Same answer, size limit and token rule as /api/v1/events.
+ */
+export async function ingestFormat(request: Request, formatName: string, store: () => Promise<Store>): Promise<FormatIngestResponse> {
+  requireIngestToken(request);
+  const format = findFormat(formatName);
+  if (!format) throw new ApiError("not_found", `unknown format "${formatName}"; one of: ${formatNames()}`);
+  const url = new URL(request.url);
+  const instance = queryValue(url, "instance");
+  const utcOffset = queryValue(url, "utcOffset");
+  if (utcOffset) {
+    try {
+      parseUtcOffset(utcOffset);
+    } catch (error) {
+      throw new ApiError("bad_request", (error as Error).message);
+    }
+  }
+  const ctx: ParseContext = {
+    source: queryValue(url, "source") ?? `${format.name}:http`,
+    ...(instance ? { instance } : {}),
+    ...(utcOffset ? { utcOffset } : {}),
+  };
+  const text = await readBodyLimited(request, maxBodyBytes());
+  const rejected: IngestResponse["rejected"] = [];
+  const events: NormalizedEvent[] = [];
+  const parsed = parseLines(text, (line, lineNo) => {
+    const result = format.parseLine(line, lineNo, ctx);
+    for (const event of result.events) {
+      const checked = validateEvent(event);
+      if (checked.ok) events.push(checked.event);
+      else rejected.push({ line: lineNo, reason: checked.reason });
+    }
+    return { ...result, events: [] };
+  });
+  for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
+  rejected.sort((a, b) => a.line - b.line);
+  const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
+  return { accepted, duplicates, rejected, skipped: parsed.skipped };
+}

@@ -1,0 +1,120 @@
+import type { LineResult, ParseIssue } from "../../collectors/types.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import type { RawLine } from "./line-reader.ts";
+import type { EventSink } from "./sink.ts";
+
+export interface IngestProgress {
+  lines: number;
+  bytes: number;
+  events: number;
+  accepted: number;
+  duplicates: number;
+  /** Lines or events refused, by the parser or by the destination. */
+  rejected: number;
+  /** Lines that matched no template of the format (not errors). */
+  skipped: number;
+  /** Byte offset up to which every line's events are stored: a safe place to resume. */
+  committedOffset: number;
+  committedLine: number;
+}
+
+export interface IngestSummary extends IngestProgress {
+  /** The first rejections with their line numbers (all of them are counted in `rejected`). */
+  rejections: ParseIssue[];
+  elapsedMs: number;
+}
+
+export interface PipelineOptions {
+  lines: AsyncIterable<RawLine>;
+  parseLine: (line: string, lineNo: number) => LineResult;
+  sink: EventSink;
+  /** Events per batch sent to the sink. */
+  batchSize?: number;
+  /** Batches in flight while the next one is parsed. */
+  inFlight?: number;
+  onProgress?: (progress: IngestProgress) => void;
+  /** Called after each batch is stored, in input order: where a checkpoint can be written. */
+  onCommit?: (offset: number, lineNo: number) => void | Promise<void>;
+  maxRejections?: number;
+}
+
+interface Batch {
+  events: NormalizedEvent[];
+  lineOf: number[];
+  endOffset: number;
+  endLine: number;
+}
+
+/**
+ * Parse → batch → store, streaming: memory holds at most `inFlight + 1` batches whatever the input size. Parsing
+ * the next batch overlaps with storing the previous one. Batches end on line boundaries and are committed in
+ * order, so `committedOffset` never passes a line whose events are not all stored.
+ */
+export async function runIngest(options: PipelineOptions): Promise<IngestSummary> {
+  const started = Date.now();
+  const batchSize = options.batchSize ?? 5000;
+  const maxInFlight = options.inFlight ?? 2;
+  const maxRejections = options.maxRejections ?? 1000;
+  const progress: IngestProgress = { lines: 0, bytes: 0, events: 0, accepted: 0, duplicates: 0, rejected: 0, skipped: 0, committedOffset: 0, committedLine: 0 };
+  const rejections: ParseIssue[] = [];
+  const reject = (issue: ParseIssue) => {
+    progress.rejected++;
+    if (rejections.length < maxRejections) rejections.push(issue);
+  };
+
+  let chain: Promise<void> = Promise.resolve();
+  const inFlight: Promise<void>[] = [];
+  let failure: unknown;
+
+  const send = (batch: Batch) => {
+    const written = options.sink.write(batch.events);
+    // Results are applied in input order even though the writes overlap.
+    const step = chain.then(async () => {
+      const result = await written;
+      progress.accepted += result.accepted;
+      progress.duplicates += result.duplicates;
+      for (const r of result.rejected) reject({ line: batch.lineOf[r.index] ?? 0, code: "invalid_field", reason: r.reason });
+      progress.committedOffset = batch.endOffset;
+      progress.committedLine = batch.endLine;
+      await options.onCommit?.(batch.endOffset, batch.endLine);
+      options.onProgress?.(progress);
+    });
+    chain = step.catch((error) => {
+      failure ??= error;
+    });
+    inFlight.push(chain);
+  };
+
+  let batch: Batch = { events: [], lineOf: [], endOffset: 0, endLine: 0 };
+  for await (const raw of options.lines) {
+    if (failure) break;
+    progress.lines++;
+    progress.bytes += raw.bytes;
+    if ("problem" in raw) {
+      reject({ line: raw.lineNo, code: raw.problem, reason: raw.problem === "too_long" ? "line is longer than the limit" : "line is not valid UTF-8" });
+    } else if (raw.text.trim() !== "") {
+      const result = options.parseLine(raw.text, raw.lineNo);
+      if (result.issue) reject(result.issue);
+      if (result.skipped) progress.skipped++;
+      for (const event of result.events) {
+        batch.events.push(event);
+        batch.lineOf.push(raw.lineNo);
+      }
+      progress.events += result.events.length;
+    }
+    batch.endOffset = raw.endOffset;
+    batch.endLine = raw.lineNo;
+    if (batch.events.length >= batchSize) {
+      send(batch);
+      batch = { events: [], lineOf: [], endOffset: raw.endOffset, endLine: raw.lineNo };
+      while (inFlight.length >= maxInFlight) await inFlight.shift();
+    } else if (progress.lines % 10_000 === 0) {
+      options.onProgress?.(progress);
+    }
+  }
+  if (!failure && (batch.events.length > 0 || batch.endOffset > progress.committedOffset)) send(batch);
+  await chain;
+  if (failure) throw failure;
+  options.onProgress?.(progress);
+  return { ...progress, rejections: rejections.sort((a, b) => a.line - b.line), elapsedMs: Date.now() - started };
+}

@@ -1,0 +1,34 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import { insertEvents } from "../store/events-repo.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { openPgWriter } from "../store/pg-writer.ts";
+import { DEFAULT_RETRY, FatalSinkError, withRetry, type EventSink, type RetryPolicy } from "./sink.ts";
+
+/**
+ * Writes batches straight into PostgreSQL (`--database`). The events come from the collectors' parsers, whose
+ * output the contract test (tests/contract/collectors.test.ts) and their property tests hold to the ingest
+ * schema, so they are not validated again here: zod costs ~13 µs an event, a third of the whole ingest budget.
+ * The embedded PGlite store is not offered: it belongs to the server process that has it open, and two
+ * processes on one PGlite directory corrupt it.
+ */
+export async function storeSink(databaseUrl: string, options: { retry?: RetryPolicy } = {}): Promise<EventSink> {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new FatalSinkError(
+      `--database must be a PostgreSQL URL (postgres://…). The embedded store belongs to the server process that opened it: send to it with --server instead.`,
+    );
+  }
+  const retry = options.retry ?? DEFAULT_RETRY;
+  let driver: SqlDriver;
+  try {
+    driver = await withRetry(retry, () => openPgWriter(databaseUrl));
+  } catch (error) {
+    throw new FatalSinkError(`cannot open ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    description: "PostgreSQL (direct)",
+    async write(events: NormalizedEvent[]) {
+      return { ...(await withRetry(retry, () => insertEvents(driver, events))), rejected: [] };
+    },
+    close: () => driver.close(),
+  };
+}

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { runCli } from "../helpers/cli.ts";
+import { startServer, type RunningServer } from "../helpers/server.ts";
+import { backends } from "../helpers/stores.ts";
+
+const story = path.join(import.meta.dirname, "..", "fixtures", "rebalance-story");
+const KEY = "ORDER-RB-20261130-0001";
+const FILES: { file: string; format: string; instance?: string }[] = [
+  { file: "trace.ndjson", format: "rocketmq-trace" },
+  { file: "client-10.0.0.5.log", format: "rocketmq-client-log", instance: "10.0.0.5@4121" },
+  { file: "client-10.0.0.7.log", format: "rocketmq-client-log", instance: "10.0.0.7@88" },
+  { file: "broker.log", format: "rocketmq-broker-log", instance: "broker-a" },
+  { file: "dedup.log", format: "dedup-log" },
+];
+
+interface Summary {
+  lines: number;
+  events: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+}
+
+async function ingestAll(target: string[]): Promise<Summary[]> {
+  const summaries: Summary[] = [];
+  for (const { file, format, instance } of FILES) {
+    const result = await runCli(["ingest", "--format", format, ...(instance ? ["--instance", instance] : []), ...target, "--json", path.join(story, file)]);
+    assert.equal(result.code, 0, result.stderr);
+    summaries.push(JSON.parse(result.stdout) as Summary);
+  }
+  return summaries;
+}
+
+for (const backend of backends) {
+  describe(`dupscope ingest into a running server on ${backend.name}`, () => {
+    let server: RunningServer;
+    let dispose: () => Promise<void>;
+    const TOKEN = "cli-token";
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN });
+    });
+    after(async () => {
+      await server?.stop();
+      await dispose?.();
+    });
+
+    it("stores a mixed set of files, and the key shows its publish, consumptions, dedup decisions and the rebalances around them", async () => {
+      const summaries = await ingestAll(["--server", server.url, "--token", TOKEN]);
+      assert.ok(summaries.every((s) => s.rejected === 0 && s.accepted === s.events && s.events > 0));
+      const body = await (await fetch(`${server.url}/api/v1/keys/${KEY}`)).json();
+      const kinds = body.events.map((e: { kind: string; instance: string }) => `${e.kind}@${e.instance}`);
+      assert.deepEqual(kinds, [
+        "publish@10.0.0.9",
+        "consume_start@10.0.0.5",
+        "dedup@10.0.0.5@4121",
+        "business_effect@10.0.0.5@4121",
+        "consume_end@10.0.0.5",
+        "consume_start@10.0.0.7",
+        "dedup@10.0.0.7@88",
+        "consume_end@10.0.0.7",
+      ]);
+      const moves = body.context
+        .filter((e: { kind: string; queue: string | null }) => e.kind === "rebalance" && e.queue === "broker-a:3")
+        .map((e: { instance: string; detail: { action: string } }) => `${e.detail.action}@${e.instance}`);
+      assert.deepEqual(moves, ["add@10.0.0.5@4121", "remove@10.0.0.5@4121", "dropped_without_result@10.0.0.5@4121", "add@10.0.0.7@88"]);
+      assert.ok(body.context.some((e: { kind: string; detail: { action: string } }) => e.kind === "instance_lifecycle" && e.detail.action === "connected"));
+    });
+
+    it("re-ingesting the same files adds nothing", async () => {
+      const summaries = await ingestAll(["--server", server.url, "--token", TOKEN]);
+      assert.ok(summaries.every((s) => s.accepted === 0 && s.duplicates === s.events));
+    });
+
+    it("says so when the token is wrong, without retrying forever", async () => {
+      const result = await runCli(["ingest", "--format", "dedup-log", "--server", server.url, "--token", "nope", path.join(story, "dedup.log")]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /answered 401: ingest token is not valid/);
+    });
+
+    it("takes raw log text over HTTP with the same answer", async () => {
+      const { readFileSync } = await import("node:fs");
+      const response = await fetch(`${server.url}/api/v1/ingest/rocketmq-client-log?instance=10.0.0.7@88`, {
+        method: "POST",
+        body: readFileSync(path.join(story, "client-10.0.0.7.log")),
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
+      });
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0 });
+      const unknown = await fetch(`${server.url}/api/v1/ingest/syslog`, { method: "POST", body: "x", headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(unknown.status, 404);
+    });
+  });
+}
+
+describe("dupscope ingest --database", () => {
+  it("refuses anything but a PostgreSQL URL and points at the server for the embedded store", async () => {
+    const result = await runCli(["ingest", "--format", "dedup-log", "--database", "./.dupscope/data", path.join(story, "dedup.log")]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /embedded store belongs to the server process/);
+  });
+
+  it("reports an unknown format and a missing file as usage errors", async () => {
+    assert.equal((await runCli(["ingest", "--format", "syslog", "x.log"])).code, 2);
+    const missing = await runCli(["ingest", "--format", "dedup-log", "/nonexistent/dedup.log"]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot read \/nonexistent\/dedup.log: ENOENT/);
+  });
+
+  for (const backend of backends.filter((b) => b.name === "postgres")) {
+    it("writes straight to PostgreSQL the same events a server would", async () => {
+      const created = await backend.create();
+      try {
+        const url = created.env.DATABASE_URL!;
+        const first = await ingestAll(["--database", url]);
+        assert.equal(first.reduce((n, s) => n + s.accepted, 0), 17);
+        const again = await ingestAll(["--database", url]);
+        assert.equal(again.reduce((n, s) => n + s.accepted, 0), 0);
+      } finally {
+        await created.dispose();
+      }
+    });
+  }
+});
