@@ -92,6 +92,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
           parseLine: (line, lineNo) => format.parseLine(line, lineNo, ctx),
           sink,
           batchSize: options.batchSize,
+          flushAfterMs: 500,
           onProgress: (p) => bar.update(p),
         });
         bar.stop();

@@ -36,6 +36,11 @@ export interface PipelineOptions {
   /** Called after each batch is stored, in input order: where a checkpoint can be written. */
   onCommit?: (offset: number, lineNo: number) => void | Promise<void>;
   maxRejections?: number;
+  /**
+   * Send a partial batch once no line has arrived for this long, so a followed file that grows slowly is stored
+   * within about this delay instead of waiting for a full batch.
+   */
+  flushAfterMs?: number;
 }
 
 interface Batch {
@@ -63,7 +68,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   };
 
   let chain: Promise<void> = Promise.resolve();
-  const inFlight: Promise<void>[] = [];
+  const inFlight = new Set<Promise<void>>();
   let failure: unknown;
 
   const send = (batch: Batch) => {
@@ -82,12 +87,44 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     chain = step.catch((error) => {
       failure ??= error;
     });
-    inFlight.push(chain);
+    const tracked = chain;
+    inFlight.add(tracked);
+    void tracked.then(() => inFlight.delete(tracked));
   };
 
   let batch: Batch = { events: [], lineOf: [], endOffset: 0, endLine: 0 };
-  for await (const raw of options.lines) {
-    if (failure) break;
+  let lastLineAt = Date.now();
+  // The loop is suspended waiting for the next line while this runs, so swapping the batch here is safe.
+  const idleFlush = options.flushAfterMs
+    ? setInterval(() => {
+        if (batch.events.length === 0 || Date.now() - lastLineAt < options.flushAfterMs!) return;
+        send(batch);
+        batch = { events: [], lineOf: [], endOffset: batch.endOffset, endLine: batch.endLine };
+      }, Math.max(10, Math.floor(options.flushAfterMs / 2)))
+    : undefined;
+  try {
+    for await (const raw of options.lines) {
+      if (failure) break;
+      lastLineAt = Date.now();
+      ingestLine(raw);
+      if (batch.events.length >= batchSize) {
+        send(batch);
+        batch = { events: [], lineOf: [], endOffset: raw.endOffset, endLine: raw.lineNo };
+        while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      } else if (progress.lines % 10_000 === 0) {
+        options.onProgress?.(progress);
+      }
+    }
+  } finally {
+    clearInterval(idleFlush);
+  }
+  if (!failure && (batch.events.length > 0 || batch.endOffset > progress.committedOffset)) send(batch);
+  await chain;
+  if (failure) throw failure;
+  options.onProgress?.(progress);
+  return { ...progress, rejections: rejections.sort((a, b) => a.line - b.line), elapsedMs: Date.now() - started };
+
+  function ingestLine(raw: RawLine): void {
     progress.lines++;
     progress.bytes += raw.bytes;
     if ("problem" in raw) {
@@ -104,17 +141,5 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     }
     batch.endOffset = raw.endOffset;
     batch.endLine = raw.lineNo;
-    if (batch.events.length >= batchSize) {
-      send(batch);
-      batch = { events: [], lineOf: [], endOffset: raw.endOffset, endLine: raw.lineNo };
-      while (inFlight.length >= maxInFlight) await inFlight.shift();
-    } else if (progress.lines % 10_000 === 0) {
-      options.onProgress?.(progress);
-    }
   }
-  if (!failure && (batch.events.length > 0 || batch.endOffset > progress.committedOffset)) send(batch);
-  await chain;
-  if (failure) throw failure;
-  options.onProgress?.(progress);
-  return { ...progress, rejections: rejections.sort((a, b) => a.line - b.line), elapsedMs: Date.now() - started };
 }
