@@ -54,7 +54,8 @@ interface CliSummary {
 function runCli(args: string[]): Promise<{ summary: CliSummary; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "bin", "dupscope.mjs"), ...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
+    // The bin itself, not `node bin/…`: its shebang's Node flags are part of the CLI a user runs.
+    const child = spawn(path.join(import.meta.dirname, "..", "bin", "dupscope.mjs"), [...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.on("exit", (code) => {

@@ -9,6 +9,31 @@ interface IngestAnswer {
 
 class TransientHttpError extends Error {}
 
+/** Well under the server's default 10 MiB body limit, so a batch of large events never earns a 413. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** Splits a batch into NDJSON bodies of at most MAX_REQUEST_BYTES, remembering where each starts. */
+function requestBodies(events: NormalizedEvent[]): { first: number; body: string }[] {
+  const bodies: { first: number; body: string }[] = [];
+  let first = 0;
+  let lines: string[] = [];
+  let size = 0;
+  events.forEach((event, index) => {
+    const line = JSON.stringify(event);
+    const bytes = Buffer.byteLength(line) + 1;
+    if (lines.length > 0 && size + bytes > MAX_REQUEST_BYTES) {
+      bodies.push({ first, body: lines.join("\n") });
+      first = index;
+      lines = [];
+      size = 0;
+    }
+    lines.push(line);
+    size += bytes;
+  });
+  if (lines.length > 0) bodies.push({ first, body: lines.join("\n") });
+  return bodies;
+}
+
 /**
  * Sends batches to POST /api/v1/events as NDJSON. Connection failures, 429 and 5xx (a restarting server, a
  * database that went away) are retried with backoff; 401/413/415 are final because retrying cannot fix them.
@@ -16,39 +41,46 @@ class TransientHttpError extends Error {}
 export function httpSink(server: string, options: { token?: string; retry?: RetryPolicy } = {}): EventSink {
   const url = new URL("/api/v1/events", server).toString();
   const retry = options.retry ?? DEFAULT_RETRY;
+  const post = async (body: string): Promise<IngestAnswer> => {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-ndjson", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+      });
+    } catch (error) {
+      throw new TransientHttpError(`cannot reach ${url}: ${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)}`);
+    }
+    if (response.ok) return (await response.json()) as IngestAnswer;
+    const text = await response.text();
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+    } catch {
+      // Not our JSON error: keep the raw text.
+    }
+    if (response.status === 429 || response.status >= 500) throw new TransientHttpError(`${url} answered ${response.status}: ${message}`);
+    const hint = response.status === 401 ? " (pass --token or set DUPSCOPE_INGEST_TOKEN)" : "";
+    throw new FatalSinkError(`${url} answered ${response.status}: ${message}${hint}`);
+  };
   return {
     description: url,
-    async write(events: NormalizedEvent[]) {
-      const body = events.map((e) => JSON.stringify(e)).join("\n");
-      const answer = await withRetry(retry, async () => {
-        let response: Response;
-        try {
-          response = await fetch(url, {
-            method: "POST",
-            body,
-            headers: { "content-type": "application/x-ndjson", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-          });
-        } catch (error) {
-          throw new TransientHttpError(`cannot reach ${url}: ${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)}`);
-        }
-        if (response.ok) return (await response.json()) as IngestAnswer;
-        const text = await response.text();
-        let message = text;
-        try {
-          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
-        } catch {
-          // Not our JSON error: keep the raw text.
-        }
-        if (response.status === 429 || response.status >= 500) throw new TransientHttpError(`${url} answered ${response.status}: ${message}`);
-        const hint = response.status === 401 ? " (pass --token or set DUPSCOPE_INGEST_TOKEN)" : "";
-        throw new FatalSinkError(`${url} answered ${response.status}: ${message}${hint}`);
-      });
-      return {
-        accepted: answer.accepted,
-        duplicates: answer.duplicates,
-        rejected: answer.rejected.map((r) => ({ index: r.line - 1, reason: r.reason })),
-      };
+    // Not async: the events become request bodies here and nothing keeps the objects alive while they are sent.
+    write(events: NormalizedEvent[]) {
+      return sendAll(requestBodies(events));
     },
     async close() {},
   };
+
+  async function sendAll(bodies: { first: number; body: string }[]) {
+    const total = { accepted: 0, duplicates: 0, rejected: [] as { index: number; reason: string }[] };
+    for (const { first, body } of bodies) {
+      const answer = await withRetry(retry, () => post(body));
+      total.accepted += answer.accepted;
+      total.duplicates += answer.duplicates;
+      for (const r of answer.rejected) total.rejected.push({ index: first + r.line - 1, reason: r.reason });
+    }
+    return total;
+  }
 }

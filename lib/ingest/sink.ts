@@ -5,7 +5,8 @@ export interface EventSink {
   readonly description: string;
   /**
    * Stores a batch; `rejected` holds indexes into `events` the destination refused. Transient failures are
-   * retried inside; a thrown error is final (bad token, wrong URL, a store that cannot be opened).
+   * retried inside; a thrown error is final (bad token, wrong URL, a store that cannot be opened). A sink must
+   * not read `events` after its first await: the pipeline lets go of them to save memory.
    */
   write(events: NormalizedEvent[]): Promise<{ accepted: number; duplicates: number; rejected: { index: number; reason: string }[] }>;
   close(): Promise<void>;

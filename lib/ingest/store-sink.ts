@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import { insertEvents } from "../store/events-repo.ts";
+import { insertCopyRows, toCopyRows } from "../store/events-repo.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { openPgWriter } from "../store/pg-writer.ts";
 import { DEFAULT_RETRY, FatalSinkError, withRetry, type EventSink, type RetryPolicy } from "./sink.ts";
@@ -26,8 +26,10 @@ export async function storeSink(databaseUrl: string, options: { retry?: RetryPol
   }
   return {
     description: "PostgreSQL (direct)",
-    async write(events: NormalizedEvent[]) {
-      return { ...(await withRetry(retry, () => insertEvents(driver, events))), rejected: [] };
+    // Not async: the events become COPY text here and nothing keeps the objects alive while the batch is stored.
+    write(events: NormalizedEvent[]) {
+      const rows = toCopyRows(events);
+      return withRetry(retry, () => insertCopyRows(driver, rows)).then((result) => ({ ...result, rejected: [] }));
     },
     close: () => driver.close(),
   };

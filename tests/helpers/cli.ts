@@ -22,6 +22,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/** Executes bin/dupscope.mjs itself, so its shebang's Node flags apply as they do for `npx dupscope`. */
 export function startCli(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(BIN, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
