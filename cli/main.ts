@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { FORMATS } from "../collectors/registry.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { ingestFiles, UsageError } from "./ingest.ts";
+import { runSimulate } from "./simulate.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -37,6 +38,18 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .action(async (files: string[], opts) => {
       const summaries = await ingestFiles(files, { ...opts, progress: opts.progress && Boolean(process.stderr.isTTY) }, log);
       if (opts.json) out(JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2));
+    });
+
+  program
+    .command("simulate")
+    .description("write a labelled scenario in the real formats (traces, client, broker and dedup logs) plus truth.json")
+    .option("--scenario <name>", "scenario name, or all for a realistic mix (see lib/simulator/README.md)", "all")
+    .option("--keys <n>", "business keys to simulate", positiveInt, 1000)
+    .option("--seed <n>", "random seed: the same seed writes the same files", (v) => Number(v), 1)
+    .option("--skew-ms <ms>", "largest clock skew between hosts", (v) => Number(v))
+    .requiredOption("--out <dir>", "directory to write to")
+    .action(async (opts) => {
+      await runSimulate({ scenario: opts.scenario, keys: opts.keys, seed: opts.seed, out: opts.out, ...(opts.skewMs === undefined ? {} : { skewMs: opts.skewMs }) }, log);
     });
 
   return program;
