@@ -1,0 +1,150 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import { hostOf, instanceRelation } from "./identity.ts";
+import type { Pair } from "./pair.ts";
+import {
+  isConsumerTimeout,
+  isJoined,
+  isLeft,
+  isPartitionLost,
+  isQueueAdded,
+  isQueueDropped,
+  isQueueRemoved,
+  isResultSet,
+  isVanished,
+  sourceKind,
+  strings,
+} from "./sources.ts";
+import { placeWithin, type Placement } from "./time.ts";
+
+/**
+ * Lookups in the context events around a pair of deliveries: who owned the queue and when it moved (ownership),
+ * and what became of the first consumer (fate). Windows are widened by the clock skew and each hit keeps its
+ * placement, so evidence can say when it rests on a coarse or skewed timestamp.
+ */
+
+export interface Hit {
+  event: NormalizedEvent;
+  at: Placement;
+}
+
+export interface Ownership {
+  /** The queue both deliveries came from, when any source named it. */
+  queue: string | null;
+  /** `processQueue is dropped without process consume result` on either instance, naming this message. */
+  droppedMessage: Hit[];
+  /** The same line for the queue, without naming the message (a batch). */
+  droppedQueue: Hit[];
+  /** One of the two instances gave the queue up (remove, revoke, gRPC drop), or any queue of the topic if unknown. */
+  removed: Hit[];
+  /** One of the two instances took the queue before its delivery. */
+  added: Hit[];
+  /** Result lines: one instance's new set lacks the queue / the other's holds it. */
+  resultWithout: Hit[];
+  resultWith: Hit[];
+  /** Group-level rebalance lines of either instance when the queue is unknown. */
+  groupRebalanced: Hit[];
+  /** Members starting, connecting, shutting down or unregistering: what triggers a rebalance. */
+  membership: Hit[];
+}
+
+export interface Fate {
+  vanished: Hit[];
+  left: Hit[];
+  /** Another process started (or connected) on the first instance's host: the first was restarted. */
+  restarted: Hit[];
+  partitionLost: Hit[];
+  consumerTimeouts: Hit[];
+  /** An event of the first instance from after the second delivery began: it lived on. */
+  aliveAfter: Hit | null;
+  /** The first instance's client log: its last line before the second delivery, when it logged nothing after. */
+  lastSeen: NormalizedEvent | null;
+  /** Whether the first instance's client log is there at all. */
+  clientLogSeen: boolean;
+}
+
+function topicsOf(p: Pair): Set<string> {
+  const topics = new Set<string>();
+  for (const d of [p.first, p.second]) {
+    if (d.topic !== null) topics.add(d.topic);
+    if ((d.retryTimes ?? 0) > 0 && d.group !== null) topics.add(`%RETRY%${d.group}`);
+  }
+  return topics;
+}
+
+function inGroup(e: NormalizedEvent, p: Pair, topics: Set<string>): boolean {
+  const group = p.second.group ?? p.first.group;
+  if (e.group !== null && group !== null && e.group !== group) return false;
+  return e.topic === null || topics.size === 0 || topics.has(e.topic);
+}
+
+const mine = (e: NormalizedEvent, instance: string | null) => instance !== null && instanceRelation(e.instance, instance) === "same";
+
+/**
+ * Who held the queue, around both deliveries. Either delivery may be the old owner's: while two members rebalance
+ * on their own (a missed notification waits for the 20 s tick) both hold the queue, and the old owner may consume
+ * second and log its `remove` only afterwards. So the window reaches one rebalance interval past the second
+ * delivery for lines that give a queue up, and adds count only before the adder's own delivery.
+ */
+export function ownership(p: Pair): Ownership {
+  const { clockSkewMs, rebalanceIntervalMs } = p.options;
+  const topics = topicsOf(p);
+  const queue = p.first.queue ?? p.second.queue;
+  const from = p.first.start - rebalanceIntervalMs;
+  const to = p.second.start + rebalanceIntervalMs;
+  const hits: Hit[] = [];
+  for (const event of p.context) {
+    if (event.kind !== "rebalance" && event.kind !== "instance_lifecycle") continue;
+    if (!inGroup(event, p, topics)) continue;
+    const at = placeWithin(event, from, to, clockSkewMs);
+    if (at.inside) hits.push({ event, at });
+  }
+  const onFirst = hits.filter((h) => mine(h.event, p.first.instance));
+  const onSecond = hits.filter((h) => mine(h.event, p.second.instance));
+  const onEither = [...onFirst, ...onSecond];
+  const sameQueue = (e: NormalizedEvent) => queue === null || e.queue === queue;
+  const before = (ts: number) => (h: Hit) => h.event.ts <= ts + clockSkewMs;
+  const msgId = p.first.msgId;
+  const holds = (h: Hit) => queue !== null && strings(h.event.detail.queues).includes(queue);
+  return {
+    queue,
+    droppedMessage: onEither.filter((h) => isQueueDropped(h.event) && msgId !== null && (h.event.msgId === msgId || strings(h.event.detail.msgIds).includes(msgId))),
+    droppedQueue: onEither.filter((h) => isQueueDropped(h.event) && queue !== null && h.event.queue === queue),
+    removed: onEither.filter((h) => isQueueRemoved(h.event) && sameQueue(h.event)),
+    added: [...onFirst.filter(before(p.first.start)), ...onSecond.filter(before(p.second.start))].filter((h) => isQueueAdded(h.event) && sameQueue(h.event)),
+    resultWithout: queue === null ? [] : onEither.filter((h) => isResultSet(h.event) && !holds(h)),
+    resultWith: queue === null ? [] : onEither.filter((h) => isResultSet(h.event) && holds(h)),
+    groupRebalanced: queue !== null ? [] : onEither.filter((h) => h.event.kind === "rebalance" && before(p.second.start)(h)),
+    membership: hits.filter((h) => (isJoined(h.event) || isLeft(h.event)) && before(p.second.start)(h)),
+  };
+}
+
+export function fate(p: Pair): Fate {
+  const { clockSkewMs } = p.options;
+  const first = p.first.instance;
+  const from = p.first.start;
+  const to = p.second.start;
+  const within = (e: NormalizedEvent) => placeWithin(e, from, to, clockSkewMs);
+  const hits = (match: (e: NormalizedEvent) => boolean): Hit[] =>
+    p.context.filter((e) => match(e) && within(e).inside).map((event) => ({ event, at: within(event) }));
+  const ofFirst = (e: NormalizedEvent) => mine(e, first) && (e.group === null || p.first.group === null || e.group === p.first.group);
+  const restartedOnHost = (e: NormalizedEvent) =>
+    first !== null && e.instance !== null && isJoined(e) && hostOf(e.instance) === hostOf(first) && instanceRelation(e.instance, first) === "different";
+
+  const clientLog = p.context.filter((e) => mine(e, first) && (sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log")).sort((a, b) => a.ts - b.ts);
+  const after = p.context
+    .filter((e) => ofFirst(e) && !isVanished(e) && e.ts > to + clockSkewMs)
+    .sort((a, b) => a.ts - b.ts)[0];
+  const beforeSecond = clientLog.filter((e) => e.ts <= to + clockSkewMs);
+  const last = beforeSecond[beforeSecond.length - 1];
+  const silent = last !== undefined && last.ts < from && !clientLog.some((e) => e.ts > to + clockSkewMs);
+  return {
+    vanished: hits((e) => ofFirst(e) && isVanished(e)),
+    left: hits((e) => ofFirst(e) && isLeft(e)),
+    restarted: hits(restartedOnHost),
+    partitionLost: hits((e) => ofFirst(e) && isPartitionLost(e)),
+    consumerTimeouts: hits((e) => ofFirst(e) && isConsumerTimeout(e)),
+    aliveAfter: after === undefined ? null : { event: after, at: placeWithin(after, to, Number.MAX_SAFE_INTEGER, 0) },
+    lastSeen: silent ? last : null,
+    clientLogSeen: clientLog.length > 0,
+  };
+}

@@ -1,0 +1,214 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import { messageFacts, type MessageFacts } from "./copies.ts";
+import { reconstructDeliveries, selectKeyEvents } from "./deliveries.ts";
+import { evidence, type Evidence } from "./evidence.ts";
+import { instanceRelation } from "./identity.ts";
+import { findMissing } from "./missing.ts";
+import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
+import { ackLost } from "./rules/ack-lost.ts";
+import { consumeTimeout } from "./rules/consume-timeout.ts";
+import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
+import { dlqReplay } from "./rules/dlq-replay.ts";
+import { findLost } from "./rules/lost.ts";
+import { judgeOutcome } from "./rules/outcome.ts";
+import { producerRetry } from "./rules/producer-retry.ts";
+import { rebalance } from "./rules/rebalance.ts";
+import { retryAfterFailure } from "./rules/retry-after-failure.ts";
+import { transactionCheckback } from "./rules/transaction-checkback.ts";
+import { upstreamResend } from "./rules/upstream-resend.ts";
+import {
+  DEFAULT_OPTIONS,
+  type Delivery,
+  type DiagnosisInput,
+  type DiagnosisOptions,
+  type GroupFacts,
+  type KeyDiagnosis,
+  type LostMessage,
+  type NormalRetry,
+  type Verdict,
+} from "./types.ts";
+import { gapClass, type DedupLayer } from "./vocabulary.ts";
+
+const CAUSE_RULES: readonly CauseRule[] = [
+  producerRetry,
+  upstreamResend,
+  rebalance,
+  ackLost,
+  consumeTimeout,
+  retryAfterFailure,
+  dlqReplay,
+  delayedDoubleWrite,
+  transactionCheckback,
+];
+
+/** Below this no rule has singled a cause out: the verdict says `unknown` and the missing-data notes say why. */
+const UNKNOWN_BELOW = 0.3;
+const CONTEXT_KINDS: ReadonlySet<string> = new Set(["rebalance", "instance_lifecycle", "send_attempt", "transaction"]);
+
+/** A delivery whose business may have run: committed, reported success, or nobody can tell (no dedup log). */
+const effectPossible = (d: Delivery) => d.effect === "executed" || d.effect === "ran" || d.effect === "unknown";
+
+/**
+ * Diagnoses one business key: rebuilds its deliveries per consumer group, finds the duplicates (a delivery after
+ * one whose effect may already have happened), names each one's cause with evidence, says whether a dedup layer
+ * caught it and, for a leak, which defect let it through; flags lost messages and the data that was missing.
+ */
+export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): KeyDiagnosis {
+  const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
+  const pool = uniqueById([...input.events, ...input.context]);
+  const keyEvents = selectKeyEvents(input.bizKey, pool);
+  const context = pool.filter((e) => CONTEXT_KINDS.has(e.kind));
+  const byId = new Map(keyEvents.map((e) => [e.id, e]));
+  const facts = new Map<string, MessageFacts>();
+  const factsOf = (msgId: string | null) => {
+    if (msgId === null) return null;
+    let f = facts.get(msgId);
+    if (f === undefined) facts.set(msgId, (f = messageFacts(msgId, pool)));
+    return f;
+  };
+
+  const deliveries = reconstructDeliveries(keyEvents, opts);
+  const duplicates: Verdict[] = [];
+  const normalRetries: NormalRetry[] = [];
+  const lost: LostMessage[] = [];
+  const groupFacts: GroupFacts[] = [];
+
+  for (const [group, list] of groupBy(deliveries)) {
+    const verdicts = new Map<string, Verdict>();
+    const makePair = (first: Delivery, second: Delivery): Pair => ({
+      first,
+      second,
+      siblings: list,
+      gapMs: second.start - first.start,
+      sameMsgId: first.msgId === null || second.msgId === null ? null : first.msgId === second.msgId,
+      copy: copyRelation(first, second),
+      firstMsg: factsOf(first.msgId),
+      secondMsg: factsOf(second.msgId),
+      context,
+      byId,
+      options: opts,
+    });
+    let retries = 0;
+    list.forEach((d, j) => {
+      if (j === 0) return;
+      const earlier = list.slice(0, j);
+      const lastEffect = [...earlier].reverse().find(effectPossible);
+      const pred = [...earlier].reverse().find((e) => d.msgId !== null && e.msgId === d.msgId);
+      if (lastEffect === undefined) {
+        normalRetries.push({ group, delivery: d.id, after: (pred ?? earlier[earlier.length - 1]!).id });
+        retries++;
+        return;
+      }
+      // The verdict pairs the duplicate with the latest delivery whose effect may have happened; its cause comes from
+      // the delivery it repeats: the previous one of the same message when that one may have run or was itself a
+      // duplicate (a redelivered copy of a producer retry is a rebalance, not a producer retry).
+      const predVerdict = pred === undefined ? undefined : verdicts.get(pred.id);
+      const reported = makePair(lastEffect, d);
+      const repeats = pred !== undefined && pred !== lastEffect && (effectPossible(pred) || predVerdict !== undefined);
+      const verdict =
+        pred !== undefined && predVerdict !== undefined && isRetryOf(d, pred)
+          ? inherit(predVerdict, pred, reported)
+          : judge(repeats ? makePair(pred!, d) : reported, reported);
+      verdicts.set(d.id, verdict);
+      duplicates.push(verdict);
+    });
+    const lostMessage = findLost(group, list);
+    if (lostMessage !== null) lost.push(lostMessage);
+    groupFacts.push(factsFor(group, list, verdicts.size, retries));
+  }
+
+  return {
+    bizKey: input.bizKey,
+    deliveries,
+    duplicates,
+    normalRetries,
+    lost,
+    missing: findMissing(deliveries, duplicates, pool, context),
+    groups: groupFacts,
+  };
+}
+
+/** A later retry round of an attempt that failed cleanly: it repeats whatever made that attempt a duplicate. */
+function isRetryOf(d: Delivery, pred: Delivery): boolean {
+  return pred.effect === "failed" && d.retryTimes !== null && pred.retryTimes !== null && d.retryTimes > pred.retryTimes;
+}
+
+/** Names the cause from `causal` (the delivery this one repeats) and reports it on `reported`. */
+function judge(causal: Pair, reported: Pair): Verdict {
+  const results = CAUSE_RULES.map((rule) => rule(causal))
+    .filter((r): r is RuleResult => r !== null)
+    .sort((a, b) => b.score - a.score);
+  const best = results[0];
+  const runnerUp = results[1]?.score ?? 0;
+  const decided = best !== undefined && best.score >= UNKNOWN_BELOW;
+  const causeEvidence = decided ? best.evidence : causal.copy.evidence;
+  // Close competitors lower the confidence: a margin under 0.25 costs what it lacks.
+  const confidence = decided ? clamp(best.score - Math.max(0, runnerUp - best.score + 0.25)) : 0;
+  return assemble(reported, decided ? best.cause : "unknown", confidence, [...clockEvidence(causal), ...causeEvidence]);
+}
+
+function inherit(base: Verdict, pred: Delivery, pair: Pair): Verdict {
+  const link = evidence("inherited", "cause", [pred.startEventId, pair.second.startEventId], { delivery: pred.id, cause: base.cause });
+  const causeEvidence = base.evidence.filter((e) => e.role === "cause");
+  return assemble(pair, base.cause, clamp(base.confidence * 0.9), [link, ...causeEvidence]);
+}
+
+function assemble(pair: Pair, cause: Verdict["cause"], confidence: number, causeEvidence: Evidence[]): Verdict {
+  const { first, second } = pair;
+  const outcome = judgeOutcome(pair);
+  const verdict: Verdict = {
+    group: second.group,
+    topic: second.topic ?? first.topic,
+    cause,
+    confidence,
+    evidence: [...causeEvidence, ...outcome.evidence],
+    gapMs: pair.gapMs,
+    gapClass: gapClass(pair.gapMs),
+    instances: { first: first.instance, second: second.instance },
+    sameInstance: instanceRelation(first.instance, second.instance) === "same",
+    outcome: outcome.outcome,
+    deliveries: [first.id, second.id],
+    msgIds: { first: first.msgId, second: second.msgId },
+  };
+  if (outcome.layer !== undefined) verdict.layer = outcome.layer;
+  if (outcome.defect !== undefined) verdict.defect = outcome.defect;
+  return verdict;
+}
+
+/** When the order of the two deliveries was decided by causality rather than by their clocks, say so. */
+function clockEvidence(pair: Pair): Evidence[] {
+  const reason = pair.second.reordered ?? pair.first.reordered;
+  if (reason === undefined) return [];
+  return [evidence("reordered", "cause", [pair.first.startEventId, pair.second.startEventId], { reason, toleranceMs: pair.options.clockSkewMs }, { tolerant: true })];
+}
+
+function factsFor(group: string | null, list: Delivery[], duplicates: number, normalRetries: number): GroupFacts {
+  const decisions = list.flatMap((d) => d.dedup);
+  const layers = [...new Set(decisions.map((d) => d.layer).filter((l): l is DedupLayer => l !== "none"))];
+  const ttls = decisions.filter((d) => d.decision === "pass" && d.ttlMs !== null).map((d) => d.ttlMs!);
+  const costs = list.map((d) => d.costMs).filter((c): c is number => c !== null);
+  return {
+    group,
+    topic: list.map((d) => d.topic).find((t) => t !== null) ?? null,
+    deliveries: list.length,
+    duplicates,
+    normalRetries,
+    dedupCovered: decisions.length > 0,
+    layers,
+    ttlMs: ttls.length > 0 ? Math.min(...ttls) : null,
+    maxConsumeMs: costs.length > 0 ? Math.max(...costs) : null,
+  };
+}
+
+function groupBy(deliveries: Delivery[]): Map<string | null, Delivery[]> {
+  const groups = new Map<string | null, Delivery[]>();
+  for (const d of deliveries) groups.set(d.group, [...(groups.get(d.group) ?? []), d]);
+  return groups;
+}
+
+function uniqueById(events: NormalizedEvent[]): NormalizedEvent[] {
+  const seen = new Set<string>();
+  return events.filter((e) => !seen.has(e.id) && (seen.add(e.id), true));
+}
+
+const clamp = (x: number) => Math.round(Math.min(0.99, Math.max(0.05, x)) * 100) / 100;

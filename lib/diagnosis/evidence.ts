@@ -1,0 +1,113 @@
+/**
+ * Evidence is data: a code, the events it rests on and the values a sentence needs. The sentences themselves are
+ * built in messages.ts only, in every language, so a rule never formats text and a test can check a rule without
+ * depending on wording. Times are epoch ms; `coarse` marks a fact that rests on a second-precision timestamp
+ * (broker log) and `tolerant` one that holds only within the clock-skew allowance.
+ */
+
+type Instance = string | null;
+
+export interface EvidenceValues {
+  // what was stored by the producer
+  stored_copies: { msgId: string; copies: number; offsetMsgIds: string; spanMs: number };
+  send_failed_then_retried: { msgId: string; instance: Instance; ts: number; costMs: number | null };
+  producer_resend_logged: { instance: Instance; ts: number; msgId: string | null };
+  within_send_window: { gapMs: number; windowMs: number };
+  beyond_send_window: { gapMs: number; windowMs: number };
+  single_stored_copy: { msgId: string; offsetMsgId: string };
+  copies_differ: { first: string; second: string };
+  same_copy: { copy: string };
+  first_deliveries: Record<string, never>;
+  same_msg_id: { msgId: string };
+  different_msg_ids: { first: string; second: string };
+  published_twice: { firstMsgId: string; secondMsgId: string; firstTs: number; secondTs: number; firstHost: Instance; secondHost: Instance };
+  // queue ownership
+  /** `between`: after the first delivery began; `before`: just before it, while the old owner still held pulled messages. */
+  queue_moved: { topic: string | null; queue: string; from: Instance; to: Instance; ts: number; position: "between" | "before" };
+  queue_removed: { topic: string | null; queue: string; instance: Instance; ts: number };
+  queue_added: { topic: string | null; queue: string; instance: Instance; ts: number };
+  queue_dropped_mid_consume: { queue: string | null; instance: Instance; ts: number; msgId: string | null };
+  group_rebalanced: { group: string | null; instance: Instance; ts: number };
+  member_joined: { instance: Instance; ts: number };
+  member_left: { instance: Instance; ts: number };
+  owner_still_alive: { instance: Instance; ts: number };
+  // the old owner vanished
+  channel_lost: { instance: Instance; action: string; ts: number };
+  no_shutdown: { instance: Instance };
+  process_restarted: { host: string; oldInstance: Instance; newInstance: Instance; ts: number };
+  owner_went_silent: { instance: Instance; lastTs: number };
+  redelivered_flag: { instance: Instance; ts: number };
+  partition_lost: { queue: string | null; instance: Instance; ts: number };
+  // consumer retries
+  consume_timed_out: { instance: Instance; ts: number; costMs: number | null; via: "trace" | "expire_msg_back" | "duration" | "poll_timeout" | "ack_timeout" };
+  consume_failed: { instance: Instance; ts: number; contextName: string | null };
+  effect_before_failure: { instance: Instance; effectTs: number; failTs: number };
+  retry_delivery: { from: number; to: number };
+  retry_on_schedule: { retryTimes: number; expectedMs: number; gapMs: number };
+  retry_after_success: { instance: Instance };
+  inherited: { delivery: string; cause: string };
+  // replays
+  consumed_directly: { instance: Instance; ts: number };
+  dlq_topic: { topic: string };
+  republished_to_retry: { topic: string; producerGroup: string | null; ts: number };
+  retries_exhausted: { retryTimes: number; max: number };
+  delivery_without_trace: { instance: Instance; ts: number };
+  // delayed and transactional messages
+  delay_message: { msgId: string; msgType: string };
+  tx_commit: { msgId: string; ts: number; fromCheck: boolean; state: string };
+  tx_checkback: { msgId: string; ts: number };
+  // outcome and defects
+  dedup_hit: { layer: string; instance: Instance; ts: number };
+  dedup_passed: { layers: string; instance: Instance; ts: number };
+  executed_twice: { firstInstance: Instance; firstTs: number; secondInstance: Instance; secondTs: number };
+  second_failed: { instance: Instance; ts: number };
+  dedup_keys_differ: { first: string; second: string };
+  dedup_key_is_msg_id: { dedupKey: string; msgId: string };
+  new_msg_id_passed: { layer: string };
+  gap_over_ttl: { gapMs: number; ttlMs: number; layer: string };
+  gap_within_ttl: { gapMs: number; ttlMs: number; layer: string };
+  concurrent_passes: { gapMs: number; firstInstance: Instance; secondInstance: Instance; layer: string };
+  acked_before_effect: { instance: Instance; ackTs: number; effectTs: number };
+  only_volatile_layers: { layers: string };
+  /** `failed`: the business failed and the marker stayed; `unfinished`: the attempt never finished (the process died). */
+  marker_left: { layer: string; instance: Instance; ts: number; how: "failed" | "unfinished" };
+  retry_skipped: { layer: string; instance: Instance; ts: number };
+  never_executed: Record<string, never>;
+  // ordering
+  reordered: { reason: "retry_times" | "dedup_order"; toleranceMs: number };
+}
+
+export type EvidenceCode = keyof EvidenceValues;
+
+/** Which question an evidence answers: why it was delivered again, whether it was caught, what is broken. */
+export type EvidenceRole = "cause" | "outcome" | "defect" | "lost";
+
+export type Evidence = {
+  [C in EvidenceCode]: {
+    code: C;
+    role: EvidenceRole;
+    eventIds: string[];
+    values: EvidenceValues[C];
+    coarse?: boolean;
+    tolerant?: boolean;
+  };
+}[EvidenceCode];
+
+export interface EvidenceFlags {
+  coarse?: boolean;
+  tolerant?: boolean;
+}
+
+export function evidence<C extends EvidenceCode>(
+  code: C,
+  role: EvidenceRole,
+  eventIds: readonly (string | null | undefined)[],
+  values: EvidenceValues[C],
+  flags: EvidenceFlags = {},
+): Evidence {
+  const ids = [...new Set(eventIds.filter((id): id is string => typeof id === "string"))];
+  const item = { code, role, eventIds: ids, values } as Evidence;
+  if (flags.coarse) item.coarse = true;
+  if (flags.tolerant) item.tolerant = true;
+  return item;
+}

@@ -1,0 +1,47 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import { hasProcess, hostOf, instanceRelation } from "./identity.ts";
+import { sourceKind } from "./sources.ts";
+import type { Delivery, MissingData, Verdict } from "./types.ts";
+
+/**
+ * What diagnosis would have needed and did not get, so a reader knows which source to switch on before trusting
+ * (or instead of trusting) a verdict: producer and consumer traces, the dedup log, client logs of the instances
+ * involved, the broker log, process-level identities.
+ */
+export function findMissing(deliveries: readonly Delivery[], verdicts: readonly Verdict[], pool: readonly NormalizedEvent[], context: readonly NormalizedEvent[]): MissingData[] {
+  const notes = new Map<string, MissingData>();
+  const add = (m: MissingData) => notes.set(JSON.stringify([m.code, m.group ?? null, m.instance ?? null, m.msgId ?? null]), m);
+  const published = new Set(pool.filter((e) => e.kind === "publish").map((e) => e.msgId));
+
+  for (const d of deliveries) {
+    if (d.broker === "rocketmq" && d.msgId !== null && !published.has(d.msgId)) add({ code: "no_pub_trace", msgId: d.msgId });
+    if (d.msgId === null) add({ code: "no_msg_id", group: d.group });
+    if (d.sources.includes("trace") && d.endEventId === null && d.consume === "unknown") add({ code: "no_consume_end", group: d.group, instance: d.instance, msgId: d.msgId, ts: d.start });
+  }
+  const groups = new Map<string | null, Delivery[]>();
+  for (const d of deliveries) groups.set(d.group, [...(groups.get(d.group) ?? []), d]);
+  for (const [group, list] of groups) {
+    if (list[0]?.broker === "rocketmq" && !list.some((d) => d.sources.includes("trace"))) add({ code: "no_consume_trace", group });
+    if (!list.some((d) => d.dedup.length > 0)) add({ code: "no_dedup_log", group });
+  }
+
+  const byId = new Map(deliveries.map((d) => [d.id, d]));
+  for (const v of verdicts) {
+    const second = byId.get(v.deliveries[1]);
+    if (second !== undefined && second.dedup.length === 0 && groups.get(v.group)?.some((d) => d.dedup.length > 0)) {
+      add({ code: "no_dedup_line", group: v.group, instance: second.instance, ts: second.start });
+    }
+    // Ownership causes rest on the consumers' client logs and the broker's view of the group.
+    if (!["rebalance", "ack_lost", "unknown"].includes(v.cause)) continue;
+    for (const instance of [v.instances.first, v.instances.second]) {
+      if (instance === null) continue;
+      const logged = context.some((e) => (sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log") && instanceRelation(e.instance, instance) === "same");
+      if (!logged) add({ code: "no_client_log", group: v.group, instance });
+    }
+    const rocketmq = second?.broker === "rocketmq";
+    if (rocketmq && !context.some((e) => sourceKind(e) === "broker_log" && (e.group === null || e.group === v.group))) add({ code: "no_broker_log", group: v.group });
+    const [a, b] = [v.instances.first, v.instances.second];
+    if (a !== null && b !== null && !hasProcess(a) && !hasProcess(b) && hostOf(a) === hostOf(b)) add({ code: "host_only_identity", group: v.group, instance: a });
+  }
+  return [...notes.values()];
+}

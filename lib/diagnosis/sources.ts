@@ -1,0 +1,75 @@
+import type { DetailValue, NormalizedEvent } from "../events/model.ts";
+import type { SourceKind } from "./types.ts";
+
+/**
+ * Which collector wrote an event, and what its lifecycle and rebalance actions mean for ownership. Collectors set
+ * `source` to `<format>:<file>`; events posted by hand may carry any source, so the detail markers each collector
+ * leaves (traceRecord, brokerLine, template, layer) decide when the prefix is unknown.
+ */
+
+const PREFIXES: Record<string, SourceKind> = {
+  "rocketmq-trace": "trace",
+  "rocketmq-client-log": "client_log",
+  "rocketmq-broker-log": "broker_log",
+  "dedup-log": "dedup_log",
+  "kafka-client-log": "kafka_log",
+};
+
+export function sourceKind(e: NormalizedEvent): SourceKind {
+  const prefix = e.source.split(":", 1)[0] ?? "";
+  const known = PREFIXES[prefix];
+  if (known !== undefined) return known;
+  if (e.kind === "dedup" || e.kind === "business_effect") return "dedup_log";
+  if (typeof e.detail.traceRecord === "string") return "trace";
+  if (typeof e.detail.brokerLine === "string" || typeof e.detail.brokerInstance === "string") return "broker_log";
+  if (e.broker === "kafka" && typeof e.detail.clientId === "string") return "kafka_log";
+  if (typeof e.detail.template === "string") return "client_log";
+  return "other";
+}
+
+export function str(value: DetailValue | undefined): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+export function num(value: DetailValue | undefined): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+export function strings(value: DetailValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+export function action(e: NormalizedEvent): string | null {
+  return str(e.detail.action);
+}
+
+/**
+ * The broker saw the consumer's connection die (closed without unregistering, or silent past the heartbeat
+ * expiry), or a RabbitMQ connection/channel closed. A consumer that shuts down cleanly unregisters first, so none
+ * of these follows a clean shutdown.
+ */
+const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_closed", "channel_closed"]);
+/** The consumer left on purpose: it persisted its offsets on the way out. */
+const LEFT = new Set(["shutdown", "unregistered"]);
+const JOINED = new Set(["start", "connected"]);
+/** Ownership changed on this instance: a queue/partition was given up or taken. */
+const REMOVED = new Set(["remove", "revoke"]);
+const ADDED = new Set(["add", "assign"]);
+
+export const isVanished = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && VANISHED.has(action(e) ?? "");
+export const isLeft = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && LEFT.has(action(e) ?? "");
+export const isJoined = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && JOINED.has(action(e) ?? "");
+export const isQueueRemoved = (e: NormalizedEvent) => e.kind === "rebalance" && REMOVED.has(action(e) ?? "") && e.queue !== null;
+export const isQueueAdded = (e: NormalizedEvent) => e.kind === "rebalance" && ADDED.has(action(e) ?? "") && e.queue !== null;
+export const isQueueDropped = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "dropped_without_result";
+export const isPartitionLost = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "lost";
+/** A result line (`rebalanced result changed`, gRPC assignments): the instance's whole new set of queues. */
+export const isResultSet = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "result";
+/** Kafka's poll timeout and RabbitMQ's ack timeout: the consumer took too long and lost the message. */
+export const isConsumerTimeout = (e: NormalizedEvent) =>
+  e.kind === "instance_lifecycle" && (action(e) === "poll_timeout" || action(e) === "ack_timeout");
+
+/** The RocketMQ retry and dead-letter topics keep the group name, not the original topic. */
+export const isRetryTopic = (topic: string | null) => topic !== null && topic.startsWith("%RETRY%");
+export const isDlqTopic = (topic: string | null) => topic !== null && topic.startsWith("%DLQ%");
+export const originalTopic = (topic: string | null) => (topic === null || isRetryTopic(topic) || isDlqTopic(topic) ? null : topic);
