@@ -1,15 +1,19 @@
 import { logger } from "./lib/log.ts";
+import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/store/diagnosis-worker.ts";
 import { getStore } from "./lib/store/index.ts";
 
 /**
- * Opens the store and applies migrations before the first request. If that fails, Next.js would keep running
- * and answer every route with 500; a dashboard without its store is useless, so exit with the reason instead.
+ * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
+ * verdicts current. If the store cannot be opened, Next.js would keep running and answer every route with 500;
+ * a dashboard without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
   try {
-    await getStore();
+    const store = await getStore();
+    const interval = diagnosisIntervalMs();
+    if (interval > 0) startDiagnosisWorker(store.driver, interval);
   } catch (error) {
-    logger.fatal({ err: error }, `cannot open the store: ${error instanceof Error ? error.message : String(error)}`);
+    logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
 }

@@ -3,6 +3,7 @@ import { FORMATS } from "../collectors/registry.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { ingestFiles, UsageError } from "./ingest.ts";
 import { runSimulate } from "./simulate.ts";
+import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -41,6 +42,18 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     });
 
   program
+    .command("diagnose")
+    .description("explain the duplicates of one business key: cause, evidence, outcome, what to fix")
+    .argument("<bizKey>", "the business key (order id, payment id…)")
+    .option("-s, --server <url>", "dupscope server to ask", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
+    .option("-d, --database <url>", "diagnose straight from this PostgreSQL database instead of a server")
+    .option("--lang <lang>", "en or zh-CN", "en")
+    .option("--json", "print the whole report as JSON")
+    .action(async (bizKey: string, opts) => {
+      await runDiagnose(bizKey, opts, out);
+    });
+
+  program
     .command("simulate")
     .description("write a labelled scenario in the real formats (traces, client, broker and dedup logs) plus truth.json")
     .option("--scenario <name>", "scenario name, or all for a realistic mix (see lib/simulator/README.md)", "all")
@@ -68,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
       log(`dupscope: ${error.message}`);
       return 2;
     }
-    if (error instanceof FatalSinkError) {
+    if (error instanceof FatalSinkError || error instanceof KeyNotFoundError) {
       log(`dupscope: ${error.message}`);
       return 1;
     }

@@ -1,9 +1,9 @@
-import type { StoredEvent } from "@/lib/store/events-repo.ts";
+import type { NormalizedEvent } from "@/lib/events/model.ts";
 import { formatTs } from "@/lib/format/time.ts";
 
 const yesNo = (value: boolean | null) => (value === null ? "" : value ? "yes" : "no");
 
-export function EventTable({ events }: { events: StoredEvent[] }) {
+export function EventTable({ events }: { events: NormalizedEvent[] }) {
   return (
     <div className="table-wrap">
       <table className="events">

@@ -7,7 +7,7 @@ import { canonicalInstance } from "../events/instance.ts";
  *
  * 1. The key's own events (bizKey = K), plus keyless events that name one of its msgIds: client-log lines carry a
  *    message's KEYS only in detail, and transaction check-backs only the UNIQ_KEY.
- * 2. Context: keyless events of the key's consumer groups, and keyless events without a group from the hosts
+ * 2. Context: keyless events (other than those in 1.) of the key's consumer groups, and keyless events without a group from the hosts
  *    involved (producer resend lines, lifecycle lines), from CONTEXT_BEFORE_MS before the key's first event to
  *    CONTEXT_AFTER_MS after its last. The tail is longer because a broker notices a vanished consumer up to
  *    120 s after its last heartbeat, and logs it then.
@@ -47,4 +47,12 @@ export function inContext(event: NormalizedEvent, scope: ContextScope): boolean 
   if (event.bizKey !== null || event.ts < scope.from || event.ts > scope.to) return false;
   if (event.group !== null) return scope.groups.includes(event.group);
   return event.instance !== null && scope.hosts.includes(canonicalInstance(event.instance).host);
+}
+
+/** The context of a key among candidate keyless events: in scope, and not already one of the key's own events. */
+export function contextOf(keyEvents: readonly NormalizedEvent[], candidates: readonly NormalizedEvent[]): NormalizedEvent[] {
+  const scope = contextScope(keyEvents);
+  if (!scope) return [];
+  const own = new Set(keyEvents.map((e) => e.id));
+  return candidates.filter((e) => !own.has(e.id) && inContext(e, scope));
 }

@@ -1,8 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import type { Event as EventRow } from "../generated/prisma/client.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "./copy-text.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
-import type { Store } from "./open.ts";
 
 export interface InsertResult {
   accepted: number;
@@ -127,71 +125,4 @@ async function insertByUnnest(session: SqlSession, batch: NormalizedEvent[]): Pr
       column((e) => e.source),
     ],
   );
-}
-
-export interface StoredEvent extends NormalizedEvent {
-  ingestedAt: string;
-}
-
-export function toStoredEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    kind: row.kind as NormalizedEvent["kind"],
-    ts: Number(row.ts),
-    tsPrecision: row.tsPrecision as NormalizedEvent["tsPrecision"],
-    bizKey: row.bizKey,
-    msgId: row.msgId,
-    offsetMsgId: row.offsetMsgId,
-    broker: row.broker as NormalizedEvent["broker"],
-    topic: row.topic,
-    group: row.group,
-    queue: row.queue,
-    queueOffset: row.queueOffset === null ? null : Number(row.queueOffset),
-    instance: row.instance,
-    retryTimes: row.retryTimes,
-    redelivered: row.redelivered,
-    success: row.success,
-    detail: row.detail as NormalizedEvent["detail"],
-    source: row.source,
-    ingestedAt: row.ingestedAt.toISOString(),
-  };
-}
-
-/** A key's events in time order; ties keep arrival order so a start stays before its end. */
-export async function eventsForKey(store: Store, bizKey: string): Promise<StoredEvent[]> {
-  const rows = await store.prisma.event.findMany({
-    where: { bizKey },
-    orderBy: [{ ts: "asc" }, { ingestedAt: "asc" }, { id: "asc" }],
-  });
-  return rows.map(toStoredEvent);
-}
-
-/** How far around a key's first and last event to look for rebalances and lifecycle events of its groups. */
-export const CONTEXT_WINDOW_MS = 5 * 60_000;
-const CONTEXT_LIMIT = 2000;
-
-/**
- * The events without a business key that explain a key's story: rebalances and lifecycle events of the groups that
- * consumed it, in a window around its events, and keyless records about its messages (a client-log timeout or a
- * producer resend that names only the msgId, a transaction check-back). Newest rebalance storms can be large,
- * so the answer is capped; `truncated` says when it was.
- */
-export async function contextForKey(store: Store, events: StoredEvent[]): Promise<{ context: StoredEvent[]; truncated: boolean }> {
-  if (events.length === 0) return { context: [], truncated: false };
-  const groups = [...new Set(events.flatMap((e) => (e.group === null ? [] : [e.group])))];
-  const msgIds = [...new Set(events.flatMap((e) => (e.msgId === null ? [] : [e.msgId])))];
-  const from = BigInt(events[0]!.ts - CONTEXT_WINDOW_MS);
-  const to = BigInt(events[events.length - 1]!.ts + CONTEXT_WINDOW_MS);
-  const rows = await store.prisma.event.findMany({
-    where: {
-      bizKey: null,
-      OR: [
-        ...(groups.length > 0 ? [{ group: { in: groups }, ts: { gte: from, lte: to } }] : []),
-        ...(msgIds.length > 0 ? [{ msgId: { in: msgIds } }] : []),
-      ],
-    },
-    orderBy: [{ ts: "asc" }, { ingestedAt: "asc" }, { id: "asc" }],
-    take: CONTEXT_LIMIT + 1,
-  });
-  return { context: rows.slice(0, CONTEXT_LIMIT).map(toStoredEvent), truncated: rows.length > CONTEXT_LIMIT };
 }

@@ -42,7 +42,7 @@ for (const backend of backends) {
     before(async () => {
       const created = await backend.create();
       dispose = created.dispose;
-      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN });
+      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
     });
     after(async () => {
       await server?.stop();
@@ -60,6 +60,7 @@ for (const backend of backends) {
         "dedup@10.0.0.5@4121",
         "business_effect@10.0.0.5@4121",
         "consume_end@10.0.0.5",
+        "rebalance@10.0.0.5@4121",
         "consume_start@10.0.0.7",
         "dedup@10.0.0.7@88",
         "consume_end@10.0.0.7",
@@ -67,8 +68,39 @@ for (const backend of backends) {
       const moves = body.context
         .filter((e: { kind: string; queue: string | null }) => e.kind === "rebalance" && e.queue === "broker-a:3")
         .map((e: { instance: string; detail: { action: string } }) => `${e.detail.action}@${e.instance}`);
-      assert.deepEqual(moves, ["add@10.0.0.5@4121", "remove@10.0.0.5@4121", "dropped_without_result@10.0.0.5@4121", "add@10.0.0.7@88"]);
+      assert.deepEqual(moves, ["add@10.0.0.5@4121", "remove@10.0.0.5@4121", "add@10.0.0.7@88"]);
       assert.ok(body.context.some((e: { kind: string; detail: { action: string } }) => e.kind === "instance_lifecycle" && e.detail.action === "connected"));
+    });
+
+    it("names the duplicate's cause, outcome and instances on read, in the API and in dupscope diagnose", async () => {
+      const body = await (await fetch(`${server.url}/api/v1/keys/${KEY}`)).json();
+      assert.equal(body.duplicates.length, 1);
+      const [v] = body.duplicates;
+      assert.deepEqual([v.cause, v.outcome, v.layer, v.instances.first, v.instances.second, v.gapClass], ["rebalance", "caught", "redis", "10.0.0.5@4121", "10.0.0.7@88", "seconds"]);
+      assert.ok(v.evidence.some((e: { text: string }) => /queue PAY_SUCCESS@broker-a:3 moved from 10.0.0.5@4121 to 10.0.0.7@88/.test(e.text)));
+      const cli = await runCli(["diagnose", KEY, "--server", server.url]);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.match(cli.stdout, /rebalance \(confidence [\d.]+\), caught by redis/);
+      const zh = await runCli(["diagnose", KEY, "--server", server.url, "--lang", "zh-CN"]);
+      assert.match(zh.stdout, /重平衡/);
+      const missing = await runCli(["diagnose", "NO-SUCH-KEY", "--server", server.url]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /no events for bizKey "NO-SUCH-KEY"/);
+    });
+
+    it("keeps the stored verdicts current for lists and findings", async () => {
+      let list = { items: [] as { bizKey: string; cause: string; outcome: string; layer: string }[], nextCursor: null };
+      for (let i = 0; i < 100 && list.items.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        list = await (await fetch(`${server.url}/api/v1/duplicates?group=pay-consumer`)).json();
+      }
+      assert.deepEqual(list.items.map((v) => [v.bizKey, v.cause, v.outcome, v.layer]), [[KEY, "rebalance", "caught", "redis"]]);
+      assert.equal((await (await fetch(`${server.url}/api/v1/duplicates?cause=ack_lost`)).json()).items.length, 0);
+      assert.equal((await fetch(`${server.url}/api/v1/duplicates?cause=gremlins`)).status, 422);
+      const found = await (await fetch(`${server.url}/api/v1/findings?group=pay-consumer`)).json();
+      assert.equal(found.groups[0].duplicates, 1);
+      assert.equal(found.groups[0].causes.rebalance, 1);
+      assert.equal(found.groups[0].keysDelivered, 1);
     });
 
     it("re-ingesting the same files adds nothing", async () => {

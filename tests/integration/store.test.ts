@@ -2,10 +2,23 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { validateEvent } from "../../lib/events/validate.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
-import { eventsForKey, insertEvents } from "../../lib/store/events-repo.ts";
+import { insertEvents } from "../../lib/store/events-repo.ts";
+import { loadDiagnosisInputs } from "../../lib/store/diagnosis-input.ts";
 import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { ORDER_KEY, orderStory, T0 } from "../helpers/events.ts";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { findFormat } from "../../collectors/registry.ts";
+import { parseLines } from "../../collectors/types.ts";
+import { drainQueue } from "../../lib/store/diagnoses.ts";
+
+const story = path.join(import.meta.dirname, "..", "fixtures", "rebalance-story");
+function storyEvents(file: string, format: string, instance?: string): NormalizedEvent[] {
+  const collector = findFormat(format)!;
+  const ctx = { source: `${format}:${file}`, ...(instance ? { instance } : {}) };
+  return parseLines(readFileSync(path.join(story, file), "utf8"), (line, n) => collector.parseLine(line, n, ctx)).events;
+}
 import { backends } from "../helpers/stores.ts";
 
 function normalized(inputs: unknown[]): NormalizedEvent[] {
@@ -68,16 +81,30 @@ for (const backend of backends) {
     });
 
     it("returns a key's events in time order with every field as it went in", async () => {
-      const events = await eventsForKey(store, ORDER_KEY);
-      const expected = normalized(orderStory()).filter((e) => e.bizKey === ORDER_KEY).sort((a, b) => a.ts - b.ts);
-      assert.deepEqual(
-        events.map(({ ingestedAt, ...rest }) => {
-          assert.match(ingestedAt, /^\d{4}-\d{2}-\d{2}T/);
-          return rest;
-        }),
-        expected,
-      );
-      assert.deepEqual(await eventsForKey(store, "ORDER-UNKNOWN"), []);
+      const [input] = await loadDiagnosisInputs(store.driver, [ORDER_KEY]);
+      const story = normalized(orderStory());
+      assert.deepEqual(input!.events, story.filter((e) => e.bizKey === ORDER_KEY).sort((a, b) => a.ts - b.ts));
+      assert.deepEqual(input!.context, story.filter((e) => e.kind === "rebalance"), "the group's rebalance is context");
+      assert.deepEqual(await loadDiagnosisInputs(store.driver, ["ORDER-UNKNOWN"]), []);
+    });
+
+    it("diagnoses keys as their events arrive and again when context about them arrives later", async () => {
+      await insertEvents(store.driver, [...storyEvents("trace.ndjson", "rocketmq-trace"), ...storyEvents("dedup.log", "dedup-log")]);
+      await drainQueue(store.driver);
+      const before = await store.prisma.verdict.findMany({ where: { bizKey: "ORDER-RB-20261130-0001" } });
+      assert.equal(before.length, 1);
+      assert.notEqual(before[0]!.cause, "rebalance", "without client logs nothing shows the queue moving");
+      await insertEvents(store.driver, [
+        ...storyEvents("client-10.0.0.5.log", "rocketmq-client-log", "10.0.0.5@4121"),
+        ...storyEvents("client-10.0.0.7.log", "rocketmq-client-log", "10.0.0.7@88"),
+      ]);
+      assert.ok((await store.prisma.diagnosisMark.count()) > 0 || (await store.prisma.diagnosisQueue.count()) > 0, "the keyless lines mark the key for re-diagnosis");
+      await drainQueue(store.driver);
+      const after = await store.prisma.verdict.findMany({ where: { bizKey: "ORDER-RB-20261130-0001" } });
+      assert.deepEqual(after.map((v) => [v.cause, v.outcome, v.layer]), [["rebalance", "caught", "redis"]]);
+      const key = await store.prisma.keyDiagnosis.findUniqueOrThrow({ where: { bizKey: "ORDER-RB-20261130-0001" } });
+      assert.deepEqual([key.groups, key.duplicates, key.leaked], [["pay-consumer"], 1, 0]);
+      assert.equal(await store.prisma.diagnosisQueue.count(), 0);
     });
 
     it("round-trips every column through the Prisma model (schema and migrations agree)", async () => {
@@ -110,6 +137,22 @@ for (const backend of backends) {
       await store.prisma.event.update({ where: { id: row.id }, data: { success: true } });
       await store.prisma.event.delete({ where: { id: row.id } });
       assert.equal(await store.prisma.event.count({ where: { id: row.id } }), 0);
+      const mark = await store.prisma.diagnosisMark.create({ data: { group: "g", fromTs: BigInt(T0), toTs: BigInt(T0 + 1) } });
+      assert.equal(typeof mark.id, "bigint");
+      await store.prisma.diagnosisQueue.create({ data: { bizKey: "K-queue-only" } });
+      await store.prisma.keyDiagnosis.create({
+        data: { bizKey: "K-drift", groups: ["g"], topics: [], firstTs: BigInt(T0), lastTs: BigInt(T0), duplicates: 1, leaked: 0, lost: 0, normalRetries: 0, diagnosis: { any: "json" } },
+      });
+      await store.prisma.verdict.create({
+        data: {
+          id: "K-drift#0", bizKey: "K-drift", group: "g", topic: null, cause: "unknown", confidence: 0, outcome: "unknown", layer: null, defect: null,
+          gapMs: BigInt(-5), gapClass: "ms", firstTs: BigInt(T0), secondTs: BigInt(T0), firstInstance: null, secondInstance: null, sameInstance: false, msgId: null,
+        },
+      });
+      await store.prisma.diagnosisMark.deleteMany({});
+      await store.prisma.diagnosisQueue.deleteMany({});
+      await store.prisma.keyDiagnosis.deleteMany({ where: { bizKey: "K-drift" } });
+      await store.prisma.verdict.deleteMany({ where: { bizKey: "K-drift" } });
     });
   });
 }

@@ -1,0 +1,58 @@
+import { diagnoseKey } from "../diagnosis/diagnose.ts";
+import { summarizeFindings, type GroupFindings } from "../diagnosis/findings.ts";
+import { describeAdvice, describeEvidence, describeMissing, describeVerdict, type Locale, type RenderOptions } from "../diagnosis/messages.ts";
+import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Verdict } from "../diagnosis/types.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { loadDiagnosisInputs } from "../store/diagnosis-input.ts";
+
+/**
+ * What GET /api/v1/keys/{bizKey} and `dupscope diagnose` answer: the key's events, the context diagnosis read,
+ * and the diagnosis itself, with every verdict, evidence, missing-data note and advice also worded for a human
+ * (in the requested language) next to the data it came from.
+ */
+
+export type TextEvidence = Verdict["evidence"][number] & { text: string };
+
+export interface KeyReport {
+  bizKey: string;
+  events: NormalizedEvent[];
+  context: NormalizedEvent[];
+  contextTruncated: boolean;
+  deliveries: Delivery[];
+  duplicates: (Omit<Verdict, "evidence"> & { summary: string; evidence: TextEvidence[] })[];
+  lost: (Omit<LostMessage, "evidence"> & { evidence: TextEvidence[] })[];
+  normalRetries: NormalRetry[];
+  missing: (MissingData & { text: string })[];
+  findings: (GroupFindings & { adviceText: string[] })[];
+}
+
+export const LOCALES: readonly Locale[] = ["en", "zh-CN"];
+
+export function localeFrom(value: string | null | undefined): Locale {
+  return value === "zh-CN" || value === "zh" ? "zh-CN" : "en";
+}
+
+export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, o: RenderOptions): KeyReport {
+  const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
+  const findings = summarizeFindings({ diagnoses: [diagnosis], delivered: [] });
+  return {
+    bizKey,
+    events,
+    context,
+    contextTruncated,
+    deliveries: diagnosis.deliveries,
+    duplicates: diagnosis.duplicates.map((v) => ({ ...v, summary: describeVerdict(v, o), evidence: withText(v.evidence) })),
+    lost: diagnosis.lost.map((l) => ({ ...l, evidence: withText(l.evidence) })),
+    normalRetries: diagnosis.normalRetries,
+    missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
+    findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
+  };
+}
+
+/** Diagnosis on read: the key's stored events through the same selection and engine as the worker. */
+export async function keyReport(driver: SqlDriver, bizKey: string, o: RenderOptions = {}): Promise<KeyReport | undefined> {
+  const [input] = await loadDiagnosisInputs(driver, [bizKey]);
+  if (!input) return undefined;
+  return renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o);
+}
