@@ -7,7 +7,7 @@ import path from "node:path";
 import { buildIsFresh } from "./build-freshness.mjs";
 import { buildSync } from "./next.mjs";
 
-const SUITES = { unit: ["tests/unit", "tests/contract", "collectors"], integration: ["tests/integration"] };
+const SUITES = { unit: ["tests/unit", "tests/contract", "collectors"], integration: ["tests/integration"], e2e: ["tests/e2e"] };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!(name in SUITES)) {
@@ -33,7 +33,12 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-if (suites.includes("integration")) {
+if (suites.includes("e2e") && files.some((f) => f.startsWith("tests/e2e")) && !existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) {
+  console.error("the e2e tests drive Debian's Chromium: apt-get install -y chromium (or set CHROMIUM_PATH), or run npm run test:unit / test:integration");
+  process.exit(1);
+}
+
+if (suites.includes("integration") || suites.includes("e2e")) {
   const pg = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   console.log(pg ? `PostgreSQL integration tests: ${pg.replace(/:[^:@/]*@/, ":***@")}` : "PostgreSQL integration tests: not configured (set TEST_DATABASE_URL); PGlite only");
   if (!buildIsFresh()) {
