@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "../helpers/cli.ts";
@@ -108,6 +110,28 @@ for (const backend of backends) {
       assert.ok(summaries.every((s) => s.accepted === 0 && s.duplicates === s.events));
     });
 
+    it("rejects each bad line (10 MB, not UTF-8, truncated record) with its number and reason and stores the good ones", async () => {
+      const good = readFileSync(path.join(story, "trace.ndjson"), "utf8").trim().split("\n");
+      const truncated = JSON.stringify({ bornHost: "10.0.0.5:53211", body: "SubBefore\u00011796040000450\u0001DefaultRegion\u0001pay-consumer" });
+      const file = path.join(mkdtempSync(path.join(tmpdir(), "dupscope-bad-")), "trace.ndjson");
+      writeFileSync(
+        file,
+        Buffer.concat([
+          Buffer.from(`${good[0]}\n`),
+          Buffer.from(`{"bornHost":"10.0.0.5:1","body":"${"x".repeat(10 * 1024 * 1024)}"}\n`),
+          Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]),
+          Buffer.from(`${truncated}\n`),
+          Buffer.from(`${good[1]}\n`),
+        ]),
+      );
+      const result = await runCli(["ingest", "--format", "rocketmq-trace", "--server", server.url, "--token", TOKEN, "--json", file]);
+      assert.equal(result.code, 0, result.stderr);
+      const summary = JSON.parse(result.stdout);
+      assert.deepEqual(summary.rejections.map((r: { line: number; code: string }) => [r.line, r.code]), [[2, "too_long"], [3, "encoding"], [4, "malformed"]]);
+      assert.equal(summary.lines, 5);
+      assert.equal(summary.accepted + summary.duplicates, 3, "the Pub and the SubBefore/SubAfter pair of the good lines");
+    });
+
     it("says so when the token is wrong, without retrying forever", async () => {
       const result = await runCli(["ingest", "--format", "dedup-log", "--server", server.url, "--token", "nope", path.join(story, "dedup.log")]);
       assert.equal(result.code, 1);
@@ -115,7 +139,6 @@ for (const backend of backends) {
     });
 
     it("takes raw log text over HTTP with the same answer", async () => {
-      const { readFileSync } = await import("node:fs");
       const response = await fetch(`${server.url}/api/v1/ingest/rocketmq-client-log?instance=10.0.0.7@88`, {
         method: "POST",
         body: readFileSync(path.join(story, "client-10.0.0.7.log")),
