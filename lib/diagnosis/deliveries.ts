@@ -131,7 +131,10 @@ function attachNotes(notes: NormalizedEvent[], attempts: Attempt[], options: Dia
       const to = (a.end?.ts ?? attemptTime(a) + 2 * options.consumeTimeoutMs) + options.clockSkewMs;
       return note.ts >= from && note.ts <= to;
     });
-    const best = candidates.sort((a, b) => attemptTime(b) - attemptTime(a))[0];
+    // The skew allowance is for attempts named by another clock; an attempt that began before the note on the note's
+    // own clock is the one it reports on, even when a later attempt of the same round starts within the allowance.
+    const distance = (a: Attempt) => (attemptTime(a) <= note.ts ? note.ts - attemptTime(a) : Number.MAX_SAFE_INTEGER / 2 + attemptTime(a) - note.ts);
+    const best = candidates.sort((a, b) => distance(a) - distance(b))[0];
     if (best === undefined) unplaced.push(note);
     else best.notes.push(note);
   }
@@ -343,12 +346,14 @@ function mustFollow(a: Delivery, b: Delivery, before: readonly Delivery[], skewM
   if (b.start - a.start > skewMs || instanceRelation(a.instance, b.instance) === "same") return null;
   if (a.msgId !== null && a.msgId === b.msgId && a.retryTimes !== null && b.retryTimes !== null && a.retryTimes > b.retryTimes) return "retry_times";
   if (a.msgId !== null && a.msgId === b.msgId && a.retryTimes !== null && b.retryTimes !== null && a.retryTimes < b.retryTimes) return null;
-  // A layer hit on `a` that `b` passed, and no earlier delivery passed: only b can have set the marker a saw.
-  // (A local Bloom filter may pass both; it does not count.)
+  // A layer hit on `a` that `b` passed, and no earlier delivery left a marker on: only b can have set the marker a
+  // saw. An earlier attempt that released its marker after failing left none. (A local Bloom filter may pass both;
+  // it does not count.)
   const layers = (d: Delivery, decision: string) => new Set(d.dedup.filter((x) => x.decision === decision).map((x) => x.layer));
   const aHits = layers(a, "hit");
   const bHits = layers(b, "hit");
-  const setEarlier = new Set(before.flatMap((d) => [...layers(d, "pass")]));
+  const left = (d: Delivery) => [...layers(d, "pass")].filter((l) => !layers(d, "released").has(l));
+  const setEarlier = new Set(before.flatMap(left));
   const aSawB = [...layers(b, "pass")].some((l) => aHits.has(l) && !setEarlier.has(l));
   const bSawA = [...layers(a, "pass")].some((l) => bHits.has(l));
   return aSawB && !bSawA ? "dedup_order" : null;

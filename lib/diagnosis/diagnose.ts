@@ -3,6 +3,7 @@ import { messageFacts, type MessageFacts } from "./copies.ts";
 import { reconstructDeliveries, selectKeyEvents } from "./deliveries.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
+import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
@@ -88,31 +89,35 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
       byId,
       options: opts,
     });
+    const parents = retryParents(list);
     let retries = 0;
     list.forEach((d, j) => {
       if (j === 0) return;
       const earlier = list.slice(0, j);
       const lastEffect = [...earlier].reverse().find(effectPossible);
-      const pred = [...earlier].reverse().find((e) => d.msgId !== null && e.msgId === d.msgId);
+      const pred = repeated(d, earlier);
       if (lastEffect === undefined) {
         normalRetries.push({ group, delivery: d.id, after: (pred ?? earlier[earlier.length - 1]!).id });
         retries++;
         return;
       }
       // The verdict pairs the duplicate with the latest delivery whose effect may have happened; its cause comes from
-      // the delivery it repeats: the previous one of the same message when that one may have run or was itself a
-      // duplicate (a redelivered copy of a producer retry is a rebalance, not a producer retry).
+      // the delivery it repeats (see `repeated`) when that one may have run or was itself a duplicate (a redelivered
+      // copy of a producer retry is a rebalance, not a producer retry), or from the fork when the two sit on branches
+      // of one forked retry chain.
       const predVerdict = pred === undefined ? undefined : verdicts.get(pred.id);
       const reported = makePair(lastEffect, d);
       const repeats = pred !== undefined && pred !== lastEffect && (effectPossible(pred) || predVerdict !== undefined);
+      const fork = forkOf(lastEffect, d, parents);
+      const acrossFork = fork === null ? null : forked(fork, makePair(...fork), reported);
       const verdict =
         pred !== undefined && predVerdict !== undefined && isRetryOf(d, pred)
           ? inherit(predVerdict, pred, reported)
-          : judge(repeats ? makePair(pred!, d) : reported, reported);
+          : (acrossFork ?? judge(repeats ? makePair(pred!, d) : reported, reported));
       verdicts.set(d.id, verdict);
       duplicates.push(verdict);
     });
-    const lostMessage = findLost(group, list);
+    const lostMessage = findLost(group, list, opts.clockSkewMs);
     if (lostMessage !== null) lost.push(lostMessage);
     groupFacts.push(factsFor(group, list, verdicts.size, retries));
   }
@@ -126,6 +131,32 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
     missing: findMissing(deliveries, duplicates, pool, context),
     groups: groupFacts,
   };
+}
+
+/**
+ * The delivery `d` repeats: the latest earlier one of the same stored copy, or failing that of the same message. A
+ * copy delivered again repeats its own earlier delivery, not a second copy of the message consumed in between.
+ */
+function repeated(d: Delivery, earlier: readonly Delivery[]): Delivery | undefined {
+  if (d.msgId === null) return undefined;
+  const sameMessage = earlier.filter((e) => e.msgId === d.msgId).reverse();
+  return sameMessage.find((e) => copyRelation(e, d).relation === "same") ?? sameMessage[0];
+}
+
+/**
+ * Two deliveries on branches of a forked retry chain: the duplicate exists because one copy went to two consumers
+ * rounds earlier, so the cause is judged on that pair. Left to the other rules when it decides nothing.
+ */
+function forked(fork: [Delivery, Delivery], causal: Pair, reported: Pair): Verdict | null {
+  const verdict = judge(causal, reported);
+  if (verdict.cause === "unknown") return null;
+  const link = evidence("retry_chains_forked", "cause", [fork[0].startEventId, fork[1].startEventId], {
+    first: fork[0].id,
+    second: fork[1].id,
+    retryTimes: fork[0].retryTimes ?? 0,
+    cause: verdict.cause,
+  });
+  return { ...verdict, confidence: clamp(verdict.confidence * 0.9), evidence: [link, ...verdict.evidence] };
 }
 
 /** A later retry round of an attempt that failed cleanly: it repeats whatever made that attempt a duplicate. */

@@ -46,6 +46,8 @@ export interface EvidenceValues {
   retry_on_schedule: { retryTimes: number; expectedMs: number; gapMs: number };
   retry_after_success: { instance: Instance };
   inherited: { delivery: string; cause: string };
+  /** Both deliveries descend from one copy of round `retryTimes` that `first` and `second` both consumed. */
+  retry_chains_forked: { first: string; second: string; retryTimes: number; cause: string };
   // replays
   consumed_directly: { instance: Instance; ts: number };
   dlq_topic: { topic: string };
@@ -69,8 +71,11 @@ export interface EvidenceValues {
   concurrent_passes: { gapMs: number; firstInstance: Instance; secondInstance: Instance; layer: string };
   acked_before_effect: { instance: Instance; ackTs: number; effectTs: number };
   only_volatile_layers: { layers: string };
-  /** `failed`: the business failed and the marker stayed; `unfinished`: the attempt never finished (the process died). */
-  marker_left: { layer: string; instance: Instance; ts: number; how: "failed" | "unfinished" };
+  /**
+   * `failed`: the business failed and the marker stayed; `unfinished`: the attempt never finished (the process died);
+   * `released_late`: it failed and released the marker (at `ts`), but only after the other delivery met it.
+   */
+  marker_left: { layer: string; instance: Instance; ts: number; how: "failed" | "unfinished" | "released_late" };
   retry_skipped: { layer: string; instance: Instance; ts: number };
   never_executed: Record<string, never>;
   // ordering

@@ -127,6 +127,8 @@ const EN: Language = {
     retry_on_schedule: (v, f) => `it came ${f.d(v.gapMs)} later, as the retry schedule gives for retry ${v.retryTimes} (${f.d(v.expectedMs)})`,
     retry_after_success: (v, f) => `${f.i(v.instance)} reported success, yet a retry followed`,
     inherited: (v, f) => `this is a retry of ${v.delivery}, which failed without a side effect; ${v.delivery} was itself a duplicate (${f.cause(v.cause)})`,
+    retry_chains_forked: (v, f) =>
+      `both deliveries go back to one copy (retry ${v.retryTimes}) that ${v.first} and ${v.second} both consumed: the retry chain split there (${f.cause(v.cause)})`,
     consumed_directly: (v, f) => `${f.i(v.instance)} consumed it directly at ${f.t(v.ts)} (consumeMessageDirectly: a dashboard or DLQ resend)`,
     dlq_topic: (v) => `the copy came from the dead-letter topic ${v.topic}`,
     republished_to_retry: (v, f) => `${v.producerGroup ?? "a producer"} republished it to ${v.topic} at ${f.t(v.ts)}`,
@@ -150,7 +152,9 @@ const EN: Language = {
     marker_left: (v, f) =>
       v.how === "failed"
         ? `the attempt on ${f.i(v.instance)} failed at ${f.t(v.ts)} and left its ${v.layer} marker in place (no "released")`
-        : `the attempt on ${f.i(v.instance)} passed the ${v.layer} layer at ${f.t(v.ts)} and never finished, leaving its marker in place`,
+        : v.how === "released_late"
+          ? `the attempt on ${f.i(v.instance)} held its ${v.layer} marker until ${f.t(v.ts)}: it failed and released it only after the other delivery was skipped`
+          : `the attempt on ${f.i(v.instance)} passed the ${v.layer} layer at ${f.t(v.ts)} and never finished, leaving its marker in place`,
     retry_skipped: (v, f) => `the ${v.layer} layer on ${f.i(v.instance)} skipped the delivery at ${f.t(v.ts)}`,
     never_executed: () => `the business never ran for this key in this group`,
     reordered: (v, f) =>
@@ -274,6 +278,7 @@ const ZH: Language = {
     retry_on_schedule: (v, f) => `它在 ${f.d(v.gapMs)}后到达，符合第 ${v.retryTimes} 次重试的延迟（${f.d(v.expectedMs)}）`,
     retry_after_success: (v, f) => `${f.i(v.instance)} 报告消费成功，但之后仍有重试`,
     inherited: (v, f) => `这是 ${v.delivery} 的重试，${v.delivery} 失败且没有副作用；而 ${v.delivery} 本身就是重复投递（${f.cause(v.cause)}）`,
+    retry_chains_forked: (v, f) => `两次投递都源自同一副本（第 ${v.retryTimes} 次重试），${v.first} 和 ${v.second} 都消费了它：重试链在那里分叉（${f.cause(v.cause)}）`,
     consumed_directly: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 直接消费了该消息（consumeMessageDirectly：控制台或死信重发）`,
     dlq_topic: (v) => `该副本来自死信主题 ${v.topic}`,
     republished_to_retry: (v, f) => `${v.producerGroup ?? "某个生产者"} 在 ${f.t(v.ts)} 将其重新发送到 ${v.topic}`,
@@ -297,7 +302,9 @@ const ZH: Language = {
     marker_left: (v, f) =>
       v.how === "failed"
         ? `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 失败，且没有删除 ${v.layer} 标记（没有 "released"）`
-        : `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 通过了 ${v.layer} 层但没有完成，标记一直保留`,
+        : v.how === "released_late"
+          ? `${f.i(v.instance)} 上的尝试持有 ${v.layer} 标记直到 ${f.t(v.ts)}：它失败后才删除标记，而另一次投递已被跳过`
+          : `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 通过了 ${v.layer} 层但没有完成，标记一直保留`,
     retry_skipped: (v, f) => `${f.i(v.instance)} 上的 ${v.layer} 层在 ${f.t(v.ts)} 跳过了该投递`,
     never_executed: () => `该业务键在这个消费组中从未执行过业务`,
     reordered: (v, f) =>

@@ -46,6 +46,7 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   retry_on_schedule: { retryTimes: 1, expectedMs: 10_000, gapMs: 10_040 },
   retry_after_success: { instance: A },
   inherited: { delivery: "d2", cause: "ack_lost" },
+  retry_chains_forked: { first: "d1", second: "d3", retryTimes: 2, cause: "rebalance" },
   consumed_directly: { instance: A, ts },
   dlq_topic: { topic: "%DLQ%pay-consumer" },
   republished_to_retry: { topic: "%RETRY%pay-consumer", producerGroup: "ops-replay-group", ts },
