@@ -1,10 +1,11 @@
+import { startAlerting } from "./lib/alerts/worker.ts";
 import { logger } from "./lib/log.ts";
 import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/store/diagnosis-worker.ts";
 import { getStore } from "./lib/store/index.ts";
 
 /**
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
- * verdicts current. If the store cannot be opened, Next.js would keep running and answer every route with 500;
+ * verdicts current and the one that evaluates alert rules. If the store cannot be opened, Next.js would keep running and answer every route with 500;
  * a dashboard without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
@@ -12,6 +13,7 @@ export async function openStoreAtStartup(): Promise<void> {
     const store = await getStore();
     const interval = diagnosisIntervalMs();
     if (interval > 0) startDiagnosisWorker(store.driver, interval);
+    startAlerting(store.driver);
   } catch (error) {
     logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

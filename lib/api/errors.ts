@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,

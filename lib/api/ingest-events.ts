@@ -1,5 +1,6 @@
 import { validateEvent } from "../events/validate.ts";
 import type { NormalizedEvent } from "../events/model.ts";
+import { recordIngestResults } from "../metrics/ingest-results.ts";
 import { insertEvents } from "../store/events-repo.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
@@ -43,5 +44,6 @@ export async function ingestEvents(request: Request, store: () => Promise<Store>
   }
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
+  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, "events", { duplicates, rejected: rejected.length });
   return { accepted, duplicates, rejected };
 }

@@ -3,6 +3,7 @@ import { parseLines, type ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { validateEvent } from "../events/validate.ts";
+import { recordIngestResults } from "../metrics/ingest-results.ts";
 import { insertEvents } from "../store/events-repo.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
@@ -62,5 +63,6 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
+  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length });
   return { accepted, duplicates, rejected, skipped: parsed.skipped };
 }

@@ -1,4 +1,4 @@
-import { MINUTE, SECOND, SIM_EPOCH } from "./clock.ts";
+import { MINUTE, SECOND } from "./clock.ts";
 import { crashInstance, scaleOutAndIn, type CrashMode } from "./model/membership.ts";
 import { restartBroker } from "./model/broker-ops.ts";
 import { send, type SendOutcome, type TransactionPlan } from "./model/produce.ts";
@@ -24,24 +24,31 @@ export interface SendOptions {
 }
 
 /** Traffic starts a minute in, once the initial instances have started and rebalanced. */
-const TRAFFIC_START = SIM_EPOCH + MINUTE;
+const TRAFFIC_DELAY_MS = MINUTE;
 /** Business keys are spread over at least this long, at about this many per second. */
 const MIN_SPAN_MS = 10 * MINUTE;
 const KEYS_PER_SECOND = 15;
 const SLOT_JITTER_MS = 10 * SECOND;
 
 export class Planner {
-  readonly start = TRAFFIC_START;
+  readonly start: number;
   private readonly baseSpan: number;
   private readonly lanes = new Map<string, number>();
   private keyCount = 0;
 
+  /**
+   * `firstKey` numbers the keys from there on, so runs given consecutive ranges never share a key. `spanMs` spreads
+   * the traffic thinner than the default rate, so a run can stand for hours of background traffic.
+   */
   constructor(
     private readonly sim: Sim,
     readonly rng: Rng,
     totalKeys: number,
+    private readonly firstKey = 1,
+    spanMs = MIN_SPAN_MS,
   ) {
-    this.baseSpan = Math.max(MIN_SPAN_MS, Math.ceil((totalKeys / KEYS_PER_SECOND) * SECOND));
+    this.start = sim.epoch + TRAFFIC_DELAY_MS;
+    this.baseSpan = Math.max(spanMs, Math.ceil((totalKeys / KEYS_PER_SECOND) * SECOND));
   }
 
   get keys(): number {
@@ -50,8 +57,8 @@ export class Planner {
 
   /** A new business key of the group's topic: `PAY-20261130-000042`. */
   key(group: string): string {
-    this.keyCount++;
-    return `${this.sim.group(group).spec.keyPrefix}-20261130-${String(this.keyCount).padStart(6, "0")}`;
+    const number = this.firstKey + this.keyCount++;
+    return `${this.sim.group(group).spec.keyPrefix}-20261130-${String(number).padStart(6, "0")}`;
   }
 
   /** A random time in the traffic window, which grows to cover every planned slot. */

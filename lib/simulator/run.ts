@@ -1,4 +1,3 @@
-import { SIM_EPOCH } from "./clock.ts";
 import { startInstance } from "./model/membership.ts";
 import { Sim } from "./model/sim.ts";
 import { Planner } from "./planner.ts";
@@ -18,6 +17,18 @@ export interface SimulateOptions {
   seed: number;
   /** Largest clock skew of a host, either way (default 200 ms). */
   skewMs?: number;
+  /**
+   * True time (epoch ms) the cluster starts, default SIM_EPOCH. With `firstKey`, lets a caller build a large data
+   * set from bounded runs laid end to end: same seed, same story, shifted in time.
+   */
+  startAt?: number;
+  /** Number of the first business key (default 1): runs given disjoint ranges have disjoint keys. */
+  firstKey?: number;
+  /**
+   * Spread the keys' first sends over at least this long (default 10 min, or longer at 15 keys/s): a demo day of
+   * steady traffic instead of a burst. Episodes of faults still follow each other from the start.
+   */
+  spanMs?: number;
 }
 
 export const DEFAULT_SKEW_MS = 200;
@@ -73,11 +84,11 @@ function groupsFor(scenario: Scenario): GroupSpec[] {
 /** Instances and producers start in the first seconds; traffic begins a minute in. */
 function startCluster(sim: Sim): void {
   for (const group of sim.groups.values()) {
-    for (let i = 0; i < group.spec.instances; i++) startInstance(sim, group, SIM_EPOCH + sim.rng.int(0, 3000));
+    for (let i = 0; i < group.spec.instances; i++) startInstance(sim, group, sim.epoch + sim.rng.int(0, 3000));
   }
   for (const processes of sim.producers.values()) {
     for (const producer of processes) {
-      const at = SIM_EPOCH + sim.rng.int(0, 2000);
+      const at = sim.epoch + sim.rng.int(0, 2000);
       sim.clientLine(producer, at, { type: "factory_start", clientId: producer.clientId });
       sim.clientLine(producer, at + 1, { type: "producer_start", group: producer.group });
     }
@@ -96,9 +107,9 @@ function jsonFile(path: string, value: unknown): SimFile {
 export function runSimulation(options: SimulateOptions): SimulationResult {
   const scenario = resolveScenario(options.scenario);
   const skewMs = options.skewMs ?? DEFAULT_SKEW_MS;
-  const sim = new Sim({ seed: options.seed, skewMs, groups: groupsFor(scenario) });
+  const sim = new Sim({ seed: options.seed, skewMs, groups: groupsFor(scenario), ...(options.startAt === undefined ? {} : { startAt: options.startAt }) });
   startCluster(sim);
-  const planner = new Planner(sim, new Rng(options.seed).fork("plan"), options.keys);
+  const planner = new Planner(sim, new Rng(options.seed).fork("plan"), options.keys, options.firstKey, options.spanMs);
   scenario.plan(planner, options.keys);
   sim.run();
 

@@ -149,6 +149,37 @@ for (const backend of backends) {
           gapMs: BigInt(-5), gapClass: "ms", firstTs: BigInt(T0), secondTs: BigInt(T0), firstInstance: null, secondInstance: null, sameInstance: false, msgId: null,
         },
       });
+      const at = new Date(T0);
+      await store.prisma.alertChannel.create({ data: { id: "ch-drift", name: "drift", type: "webhook", config: { url: "http://127.0.0.1/x" }, enabled: false, createdAt: at, updatedAt: at } });
+      await store.prisma.alertRule.create({
+        data: {
+          id: "rule-drift", name: "drift", enabled: false, condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 600 }, forSeconds: 60,
+          repeatSeconds: 0, severity: "info", labels: { team: "t" }, description: "d", channelIds: ["ch-drift"], createdAt: at, updatedAt: at,
+        },
+      });
+      const firing = await store.prisma.alertFiring.create({
+        data: { ruleId: "rule-drift", ruleName: "drift", severity: "info", summary: "s", value: 1.5, keys: ["K-drift"], firedAt: at, resolvedAt: at },
+      });
+      await store.prisma.alertState.create({
+        data: { ruleId: "rule-drift", state: "firing", activeSince: at, lastEvalAt: at, lastValue: 1.5, lastNotifiedAt: at, lastError: "e", firingId: firing.id, version: 3 },
+      });
+      await store.prisma.alertNotification.create({
+        data: { firingId: firing.id, ruleId: "rule-drift", channelId: "ch-drift", event: "firing", status: "failed", attempts: 8, nextAttemptAt: at, lastError: "e", createdAt: at, sentAt: at },
+      });
+      await store.prisma.metricCounter.create({ data: { name: "drift", labels: "{}", value: BigInt(Number.MAX_SAFE_INTEGER) } });
+      await store.prisma.ingestSource.create({ data: { source: "drift-source-row", format: "events", events: 1n, maxTs: BigInt(T0), lastIngestedAt: at } });
+      await store.prisma.metricVerdictPending.create({ data: { id: "K-drift#9", seenAt: at } });
+      await store.prisma.metricVerdictCounted.create({ data: { id: "K-drift#9", countedAt: at } });
+      const state = await store.prisma.alertState.findUniqueOrThrow({ where: { ruleId: "rule-drift" } });
+      assert.deepEqual([state.firingId, state.version, state.activeSince], [firing.id, 3, at]);
+      assert.equal((await store.prisma.metricCounter.findFirstOrThrow({ where: { name: "drift" } })).value, BigInt(Number.MAX_SAFE_INTEGER));
+      await store.prisma.alertRule.delete({ where: { id: "rule-drift" } });
+      assert.equal(await store.prisma.alertNotification.count(), 0, "a rule's state, firings and notifications go with it");
+      await store.prisma.alertChannel.delete({ where: { id: "ch-drift" } });
+      await store.prisma.metricCounter.deleteMany({ where: { name: "drift" } });
+      await store.prisma.ingestSource.deleteMany({ where: { source: "drift-source-row" } });
+      await store.prisma.metricVerdictPending.deleteMany({ where: { id: "K-drift#9" } });
+      await store.prisma.metricVerdictCounted.deleteMany({ where: { id: "K-drift#9" } });
       await store.prisma.diagnosisMark.deleteMany({});
       await store.prisma.diagnosisQueue.deleteMany({});
       await store.prisma.keyDiagnosis.deleteMany({ where: { bizKey: "K-drift" } });

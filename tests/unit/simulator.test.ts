@@ -9,6 +9,7 @@ import { findFormat } from "../../collectors/registry.ts";
 import type { ParseIssue } from "../../collectors/types.ts";
 import { CAUSES, DEDUP_LAYERS, DEFECTS, OUTCOMES } from "../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
+import { SIM_EPOCH } from "../../lib/simulator/clock.ts";
 import { runSimulation, type SimulationResult } from "../../lib/simulator/run.ts";
 import { scenarioNames } from "../../lib/simulator/scenarios.ts";
 import { simulate } from "../../lib/simulator/simulate.ts";
@@ -81,6 +82,40 @@ describe("simulator: determinism", () => {
       assert.notEqual(await readFile(path.join(c, "trace.ndjson"), "utf8"), await readFile(path.join(a, "trace.ndjson"), "utf8"));
     } finally {
       await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    }
+  });
+
+  it("startAt and firstKey replay the same story later and under other keys, so runs can be laid end to end", () => {
+    const base = run("all", 300);
+    const baseEnd = Math.max(...base.events.map((e) => e.ts));
+    const shiftMs = Math.ceil((baseEnd - SIM_EPOCH) / 3_600_000 + 1) * 3_600_000;
+    const shifted = parseRun(runSimulation({ scenario: "all", keys: 300, seed: 11, startAt: SIM_EPOCH + shiftMs, firstKey: 301 }));
+    assert.deepEqual(shifted.issues, []);
+    assert.ok(Math.min(...shifted.events.map((e) => e.ts)) > baseEnd, "the second run starts after the first one ends");
+    const baseKeys = new Set(base.events.map((e) => e.bizKey));
+    assert.ok(!shifted.events.some((e) => e.bizKey !== null && baseKeys.has(e.bizKey)), "no key in both runs");
+    assert.equal(shifted.events.length, base.events.length);
+    const renumber = (key: string) => key.replace(/\d{6}$/, (n) => String(Number(n) + 300).padStart(6, "0"));
+    const story = (d: DuplicateTruth, key = d.bizKey, shift = 0) => [key, d.group, d.cause, d.outcome, d.layer, d.gapMs, d.firstInstance, d.secondInstance, d.firstAt + shift];
+    assert.deepEqual(
+      shifted.result.truth.duplicates.map((d) => story(d)),
+      base.result.truth.duplicates.map((d) => story(d, renumber(d.bizKey), shiftMs)),
+    );
+  });
+
+  it("spanMs spreads the same keys over hours of steady traffic instead of a 10-minute burst", () => {
+    const HOUR = 3_600_000;
+    const publishHours = (p: Parsed) => p.events.filter((e) => e.kind === "publish" && e.bizKey !== null).map((e) => (e.ts - SIM_EPOCH) / HOUR);
+    const burst = publishHours(run("clean", 300));
+    const spread = parseRun(runSimulation({ scenario: "clean", keys: 300, seed: 11, spanMs: 3 * HOUR }));
+    assert.deepEqual(spread.issues, []);
+    const hours = publishHours(spread);
+    assert.equal(hours.length, burst.length, "the same number of keys");
+    assert.ok(Math.max(...burst) < 0.25, "by default the keys are sent within the first quarter hour");
+    assert.ok(Math.max(...hours) > 2.5 && Math.max(...hours) <= 3.1, "with spanMs they reach the end of the span");
+    for (let hour = 0; hour < 3; hour++) {
+      const inHour = hours.filter((h) => h >= hour && h < hour + 1).length;
+      assert.ok(inHour > 60 && inHour < 140, `hour ${hour} has about a third of the keys (${inHour})`);
     }
   });
 });

@@ -21,6 +21,8 @@ export interface SimOptions {
   /** Each host's clock is off by up to this much, either way. */
   skewMs: number;
   groups: readonly GroupSpec[];
+  /** True time the cluster starts (default SIM_EPOCH); every periodic task's phase is relative to it. */
+  startAt?: number;
 }
 
 /** After the last message-related event, housekeeping (offset commits) runs this much longer, then the run ends. */
@@ -31,7 +33,8 @@ const TAIL_MS = 30_000;
  * Producing, consuming and membership live in their own modules and act on a Sim.
  */
 export class Sim {
-  now = SIM_EPOCH;
+  readonly epoch: number;
+  now: number;
   readonly rng: Rng;
   readonly skewMs: number;
   readonly out = new Outputs();
@@ -44,11 +47,14 @@ export class Sim {
   private readonly queues = new Map<string, QueueState>();
   private readonly events = new EventQueue();
   private pendingWork = 0;
-  private lastWorkAt = SIM_EPOCH;
+  private lastWorkAt: number;
   private ids = 1;
   private readonly usedPids = new Set<number>();
 
   constructor(options: SimOptions) {
+    this.epoch = options.startAt ?? SIM_EPOCH;
+    this.now = this.epoch;
+    this.lastWorkAt = this.epoch;
     this.rng = new Rng(options.seed).fork("model");
     this.skewMs = options.skewMs;
     const brokerRng = this.rng.fork("brokers");
@@ -58,7 +64,7 @@ export class Sim {
         BROKER_IPS[name],
         BROKER_PORT,
         brokerRng.int(-20, 20),
-        { scan: SIM_EPOCH + brokerRng.int(0, 9_999), delayPersist: SIM_EPOCH + brokerRng.int(0, 9_999), txCheck: SIM_EPOCH + brokerRng.int(0, 59_999) },
+        { scan: this.epoch + brokerRng.int(0, 9_999), delayPersist: this.epoch + brokerRng.int(0, 9_999), txCheck: this.epoch + brokerRng.int(0, 59_999) },
         brokerRng,
       );
     this.brokers = { "broker-a": makeBroker("broker-a"), "broker-b": makeBroker("broker-b") };

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { channelSchema } from "./channels/config.ts";
+import { conditionSchema } from "./conditions.ts";
+
+export const SEVERITIES = ["info", "warning", "critical"] as const;
+
+/** Label names as Prometheus allows them, minus the ones dupscope sets itself. */
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,62}$/, "must be a Prometheus label name")
+  .refine((n) => !n.startsWith("__") && !["alertname", "severity"].includes(n), "is reserved (alertname and severity are set from the rule)");
+
+export const ruleInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(120),
+    enabled: z.boolean().default(true),
+    condition: conditionSchema,
+    forSeconds: z.number().int().min(0).max(86400).default(0),
+    /** Reminder interval while firing; 0 sends none. Alertmanager's default is 4 h. */
+    repeatSeconds: z.number().int().min(0).max(7 * 86400).default(4 * 3600),
+    severity: z.enum(SEVERITIES).default("warning"),
+    labels: z.record(labelName, z.string().max(256)).default({}),
+    description: z.string().trim().max(2000).nullish().transform((v) => v || null),
+    channelIds: z.array(z.string().min(1).max(64)).max(20).default([]),
+  })
+  .strict();
+
+export type RuleInput = z.infer<typeof ruleInputSchema>;
+
+export const channelInputSchema = z.intersection(
+  z.object({ name: z.string().trim().min(1).max(120), enabled: z.boolean().default(true) }),
+  channelSchema,
+);
+
+export type ChannelInput = z.infer<typeof channelInputSchema>;

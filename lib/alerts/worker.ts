@@ -1,0 +1,59 @@
+import { logger } from "../log.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { dispatchDue } from "./dispatcher.ts";
+import { evaluateRules } from "./evaluator.ts";
+import { alertSettings, type AlertSettings } from "./settings.ts";
+
+/**
+ * The server's alerting loop: rules are evaluated every `intervalMs`, and the outbox is checked every second so a
+ * new notification leaves at once and retries leave on time. Rounds run one after another, never overlapping.
+ */
+
+const DISPATCH_TICK_MS = 1000;
+
+export interface AlertingHandle {
+  stop(): Promise<void>;
+}
+
+export function startAlerting(driver: SqlDriver, settings: AlertSettings = alertSettings()): AlertingHandle | undefined {
+  if (settings.intervalMs === 0) return undefined;
+  const log = logger.child({ component: "alerts" });
+  let chain: Promise<void> = Promise.resolve();
+  let stopped = false;
+  let dispatchQueued = false;
+  const enqueue = (what: string, job: () => Promise<unknown>) => {
+    chain = chain.then(async () => {
+      if (stopped) return;
+      try {
+        await job();
+      } catch (error) {
+        log.error({ err: error }, `alert ${what} failed; will retry`);
+      }
+    });
+  };
+  const evaluate = () => enqueue("evaluation", () => evaluateRules(driver));
+  // A slow round must not leave a backlog of identical dispatch ticks behind it.
+  const dispatch = () => {
+    if (dispatchQueued) return;
+    dispatchQueued = true;
+    enqueue("dispatch", () => {
+      dispatchQueued = false;
+      return dispatchDue(driver, settings);
+    });
+  };
+  const timers = [
+    setInterval(() => {
+      evaluate();
+      dispatch();
+    }, settings.intervalMs),
+    setInterval(dispatch, Math.min(DISPATCH_TICK_MS, settings.intervalMs)),
+  ];
+  for (const timer of timers) timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await chain;
+    },
+  };
+}

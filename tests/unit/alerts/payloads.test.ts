@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { AlertMessage } from "../../../lib/alerts/channels/message.ts";
+import { alertmanagerPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "../../../lib/alerts/channels/payloads.ts";
+
+const firedAt = new Date("2026-11-30T04:00:00.000Z");
+const resolvedAt = new Date("2026-11-30T05:00:00.000Z");
+
+function message(event: AlertMessage["event"] = "firing"): AlertMessage {
+  return {
+    event,
+    ruleId: "r1",
+    ruleName: "payment leak",
+    severity: "critical",
+    labels: { team: "payments" },
+    description: "A payment was processed twice.",
+    summary: "leaked duplicates > 0 in 1h: now 2",
+    value: 2,
+    firingId: "7",
+    firedAt,
+    resolvedAt: event === "resolved" ? resolvedAt : null,
+    keys: ["PAY-1", "PAY 2"],
+    alertsUrl: "https://d.example/alerts",
+    keyUrl: (k) => `https://d.example/keys/${encodeURIComponent(k)}`,
+  };
+}
+
+describe("notification payloads", () => {
+  it("generic webhook: the alert as JSON with links to its keys", () => {
+    assert.deepEqual(webhookPayload(message()), {
+      version: "1",
+      event: "firing",
+      status: "firing",
+      rule: { id: "r1", name: "payment leak", severity: "critical", labels: { team: "payments" }, description: "A payment was processed twice." },
+      summary: "leaked duplicates > 0 in 1h: now 2",
+      value: 2,
+      firingId: "7",
+      firedAt: "2026-11-30T04:00:00.000Z",
+      resolvedAt: null,
+      keys: [
+        { bizKey: "PAY-1", url: "https://d.example/keys/PAY-1" },
+        { bizKey: "PAY 2", url: "https://d.example/keys/PAY%202" },
+      ],
+      url: "https://d.example/alerts",
+    });
+    assert.equal(webhookPayload(message("repeat")).status, "firing");
+  });
+
+  it("Alertmanager: webhook payload version 4 with one alert, endsAt the zero time until resolved", () => {
+    const firing = alertmanagerPayload(message());
+    assert.equal(firing.version, "4");
+    assert.equal(firing.status, "firing");
+    assert.deepEqual(firing.groupLabels, { alertname: "payment leak" });
+    const [alert] = firing.alerts;
+    assert.deepEqual(alert!.labels, { team: "payments", alertname: "payment leak", severity: "critical", dupscope_rule_id: "r1" });
+    assert.equal(alert!.startsAt, "2026-11-30T04:00:00.000Z");
+    assert.equal(alert!.endsAt, "0001-01-01T00:00:00Z");
+    assert.equal(alert!.annotations.keys, "PAY-1 PAY 2");
+    assert.match(alert!.fingerprint, /^[0-9a-f]{16}$/);
+    const resolved = alertmanagerPayload(message("resolved"));
+    assert.equal(resolved.status, "resolved");
+    assert.equal(resolved.alerts[0]!.endsAt, "2026-11-30T05:00:00.000Z");
+    assert.equal(resolved.alerts[0]!.fingerprint, alert!.fingerprint, "the same alert, so receivers can pair them");
+  });
+
+  it("DingTalk and WeCom: markdown messages", () => {
+    const ding = dingtalkPayload(message());
+    assert.equal(ding.msgtype, "markdown");
+    assert.equal(ding.markdown.title, "[FIRING] payment leak (critical)");
+    assert.match(ding.markdown.text, /^### \[FIRING\] payment leak \(critical\)\n\nleaked duplicates > 0 in 1h: now 2\n\n/);
+    assert.match(ding.markdown.text, /\[PAY 2\]\(https:\/\/d\.example\/keys\/PAY%202\)/);
+    const wecom = wecomPayload(message("resolved"));
+    assert.equal(wecom.msgtype, "markdown");
+    assert.match(wecom.markdown.content, /^\*\*\[RESOLVED\] payment leak \(critical\)\*\*\n/);
+    assert.match(wecom.markdown.content, /resolved at 2026-11-30T05:00:00.000Z/);
+  });
+
+  it("Feishu: an interactive card, green when resolved", () => {
+    const card = feishuPayload(message());
+    assert.equal(card.msg_type, "interactive");
+    assert.equal(card.card.header.template, "red");
+    assert.equal(card.card.header.title.content, "[FIRING] payment leak (critical)");
+    assert.equal(card.card.elements[0]!.tag, "markdown");
+    assert.equal(feishuPayload(message("resolved")).card.header.template, "green");
+  });
+
+  it("Slack: text fallback plus a mrkdwn block with Slack's link syntax", () => {
+    const slack = slackPayload(message("repeat"));
+    assert.equal(slack.text, "[FIRING, still] payment leak (critical)");
+    assert.match(slack.blocks[0]!.text.text, /<https:\/\/d\.example\/keys\/PAY-1\|PAY-1>/);
+  });
+
+  it("e-mail: the title as subject, plain text with URLs", () => {
+    const mail = emailContent(message());
+    assert.equal(mail.subject, "[FIRING] payment leak (critical)");
+    assert.match(mail.text, /keys: PAY-1 <https:\/\/d\.example\/keys\/PAY-1>, PAY 2 <https:\/\/d\.example\/keys\/PAY%202>/);
+  });
+});

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { conditionSchema, describeCondition } from "../../../lib/alerts/conditions.ts";
+import { alertName, promqlFor } from "../../../lib/alerts/prometheus-rules.ts";
+import { ruleInputSchema } from "../../../lib/alerts/schema.ts";
+
+const expr = (condition: unknown) => {
+  const result = promqlFor(conditionSchema.parse(condition));
+  return "expr" in result ? result.expr : `unsupported: ${result.unsupported}`;
+};
+
+describe("alert rule conditions", () => {
+  it("validates every condition kind and refuses what a kind does not take", () => {
+    assert.equal(conditionSchema.safeParse({ kind: "rebalances", threshold: 3, windowSeconds: 600 }).success, false, "rebalances need a group");
+    assert.equal(conditionSchema.safeParse({ kind: "cause_count", cause: "gremlins", threshold: 1, windowSeconds: 600 }).success, false);
+    assert.equal(conditionSchema.safeParse({ kind: "leaked_duplicates", threshold: 0, windowSeconds: 600, layer: "redis" }).success, false);
+    assert.equal(conditionSchema.safeParse({ kind: "leaked_duplicates", threshold: 0, windowSeconds: 10 }).success, false, "windows start at a minute");
+    assert.deepEqual(conditionSchema.parse({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 }), {
+      kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, minHits: 1, windowSeconds: 3600,
+    });
+  });
+
+  it("refuses labels Prometheus would refuse or that dupscope sets itself", () => {
+    const rule = (labels: Record<string, string>) =>
+      ruleInputSchema.safeParse({ name: "r", condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 600 }, labels }).success;
+    assert.equal(rule({ team: "pay" }), true);
+    assert.equal(rule({ "team-name": "pay" }), false);
+    assert.equal(rule({ severity: "low" }), false);
+    assert.equal(rule({ __name__: "x" }), false);
+  });
+
+  it("describes conditions in words", () => {
+    assert.equal(describeCondition(conditionSchema.parse({ kind: "cause_count", cause: "rebalance", group: "g", threshold: 5, windowSeconds: 900 })), "rebalance duplicates in group g > 5 in 15m");
+    assert.equal(
+      describeCondition(conditionSchema.parse({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 })),
+      "redis miss rate in group g (hits by db/state of all hits from redis on) > 5% in 1h",
+    );
+  });
+
+  it("renders each kind as PromQL over /api/metrics", () => {
+    assert.equal(expr({ kind: "leaked_duplicates", group: "g", threshold: 0, windowSeconds: 600 }), `sum(increase(dupscope_leaks_total{group="g"}[10m])) > 0`);
+    assert.equal(
+      expr({ kind: "cause_count", cause: "ack_lost", topic: "t", threshold: 3, windowSeconds: 3600 }),
+      `sum(increase(dupscope_duplicates_total{topic="t",cause="ack_lost"}[1h])) > 3`,
+    );
+    assert.equal(expr({ kind: "rebalances", group: "g", threshold: 10, windowSeconds: 3600 }), `sum(increase(dupscope_rebalances_total{group="g"}[1h])) > 10`);
+    assert.equal(
+      expr({ kind: "duplicate_rate", group: "g", thresholdPercent: 1.5, minKeys: 100, windowSeconds: 600 }),
+      `(sum(increase(dupscope_duplicates_total{group="g"}[10m])) / sum(increase(dupscope_keys_total{group="g"}[10m]))) * 100 > 1.5 and sum(increase(dupscope_keys_total{group="g"}[10m])) >= 100`,
+    );
+    assert.match(
+      expr({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 }),
+      /^\(sum\(increase\(dupscope_dedup_decisions_total\{group="g",decision="hit",layer=~"db\|state"\}\[1h\]\)\) \/ sum\(.*layer=~"redis\|db\|state".*\)\) \* 100 > 5 and /,
+    );
+    assert.equal(
+      expr({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 600 }),
+      `sum(increase(dupscope_ingest_events_total{format="rocketmq-client-log",result="accepted"}[10m])) == 0`,
+    );
+    assert.match(expr({ kind: "ingest_silent", source: "/var/log/x", silentSeconds: 600 }), /^unsupported: .*by format, not by source/);
+    assert.match(expr({ kind: "dedup_miss_rate", group: "g", layer: "state", thresholdPercent: 5, windowSeconds: 600 }), /^unsupported: .*no layer comes after it/);
+  });
+
+  it("makes metric-name-like alert names", () => {
+    assert.equal(alertName("payment leak"), "PaymentLeak");
+    assert.equal(alertName("3 rebalances/h"), "Dupscope3RebalancesH");
+  });
+});
