@@ -4,6 +4,7 @@ import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { ingestFiles, UsageError } from "./ingest.ts";
 import { runSimulate } from "./simulate.ts";
 import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
+import { registerRabbitmqCommands } from "./rabbitmq.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -64,6 +65,8 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .action(async (opts) => {
       await runSimulate({ scenario: opts.scenario, keys: opts.keys, seed: opts.seed, out: opts.out, ...(opts.skewMs === undefined ? {} : { skewMs: opts.skewMs }) }, log);
     });
+
+  registerRabbitmqCommands(program, log, out);
 
   return program;
 }

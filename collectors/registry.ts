@@ -3,6 +3,8 @@ import { parseClientLogLine } from "./rocketmq-client-log/parse.ts";
 import { parseDedupLine } from "./dedup-log/parse.ts";
 import { parseEventLine } from "./events/parse.ts";
 import { parseKafkaClientLine } from "./kafka-client-log/parse.ts";
+import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
+import { parseServerLogLine } from "./rabbitmq-server-log/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
 import type { LineResult, ParseContext } from "./types.ts";
 
@@ -45,6 +47,18 @@ export const FORMATS: readonly CollectorFormat[] = [
     description: "Kafka Java consumer logs: group joins, revoked/assigned/lost partitions, poll timeouts",
     folder: "collectors/kafka-client-log",
     parseLine: parseKafkaClientLine,
+  },
+  {
+    name: "rabbitmq-firehose",
+    description: "RabbitMQ firehose (amq.rabbitmq.trace) and event exchange messages as NDJSON records, as `dupscope rabbitmq collect --record` writes them",
+    folder: "collectors/rabbitmq-firehose",
+    parseLine: parseFirehoseLine,
+  },
+  {
+    name: "rabbitmq-server-log",
+    description: "RabbitMQ server log (3.9+ text format): connections closed unexpectedly, missed heartbeats, consumer ack timeouts (3.12, 3.13-4.2, 4.3), channel errors",
+    folder: "collectors/rabbitmq-server-log",
+    parseLine: parseServerLogLine,
   },
   {
     name: "events",

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { hostOf } from "./identity.ts";
-import { sourceKind, str } from "./sources.ts";
+import { isReplayed, sourceKind, str } from "./sources.ts";
 
 /**
  * What the producer side says about one msgId (UNIQ_KEY): how many copies the broker stored, whether the producer
@@ -11,8 +11,10 @@ export interface MessageFacts {
   msgId: string;
   /** Pub records (recalls excluded), in time order. */
   publishes: NormalizedEvent[];
-  /** One Pub per distinct offsetMsgId: the stored copies we know of. */
+  /** One Pub per distinct offsetMsgId: the stored copies the producer made. */
   copies: NormalizedEvent[];
+  /** RabbitMQ publishes of a copy that came back from a dead-letter queue or a shovel: not the producer's. */
+  replays: NormalizedEvent[];
   /** Pub records whose send reported failure although the broker stored the message. */
   failedSends: NormalizedEvent[];
   /** Client-log resend lines: the message line (with msgId) and the unkeyed resend line on the producer host. */
@@ -30,6 +32,7 @@ export function messageFacts(msgId: string, events: readonly NormalizedEvent[]):
   const publishes = events.filter((e) => e.kind === "publish" && e.msgId === msgId && e.detail.recall !== true).sort((a, b) => a.ts - b.ts);
   const copies = new Map<string, NormalizedEvent>();
   for (const p of publishes) {
+    if (isReplayed(p)) continue;
     const copyId = p.offsetMsgId ?? (sourceKind(p) === "trace" ? null : p.id);
     if (copyId !== null && !copies.has(copyId)) copies.set(copyId, p);
   }
@@ -47,6 +50,7 @@ export function messageFacts(msgId: string, events: readonly NormalizedEvent[]):
     msgId,
     publishes,
     copies: [...copies.values()],
+    replays: publishes.filter(isReplayed),
     failedSends: publishes.filter((p) => p.success === false),
     resends: resends.sort((a, b) => a.ts - b.ts),
     msgType: publishes.map((p) => str(p.detail.msgType)).find((t) => t !== null) ?? null,

@@ -184,6 +184,17 @@ function inherit(base: Verdict, pred: Delivery, pair: Pair): Verdict {
   return assemble(pair, base.cause, clamp(base.confidence * 0.9), [link, ...causeEvidence]);
 }
 
+/** Values that are, or are measured between, times of the events cited. */
+const TIMED = ["ts", "spanMs", "gapMs", "lastTs", "effectTs", "ackTs", "firstTs", "secondTs"];
+
+/** Evidence timed by a record stamped on receipt (the RabbitMQ firehose) says so. */
+function markReceipt(list: Evidence[], byId: ReadonlyMap<string, NormalizedEvent>): Evidence[] {
+  return list.map((e) => {
+    const stamped = e.eventIds.some((id) => byId.get(id)?.detail.stampedOnReceipt === true);
+    return stamped && !e.coarse && TIMED.some((k) => k in e.values) ? { ...e, receipt: true } : e;
+  });
+}
+
 function assemble(pair: Pair, cause: Verdict["cause"], confidence: number, causeEvidence: Evidence[]): Verdict {
   const { first, second } = pair;
   const outcome = judgeOutcome(pair);
@@ -192,7 +203,7 @@ function assemble(pair: Pair, cause: Verdict["cause"], confidence: number, cause
     topic: second.topic ?? first.topic,
     cause,
     confidence,
-    evidence: [...causeEvidence, ...outcome.evidence],
+    evidence: markReceipt([...causeEvidence, ...outcome.evidence], pair.byId),
     gapMs: pair.gapMs,
     gapClass: gapClass(pair.gapMs),
     instances: { first: first.instance, second: second.instance },

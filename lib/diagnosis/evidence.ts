@@ -2,7 +2,8 @@
  * Evidence is data: a code, the events it rests on and the values a sentence needs. The sentences themselves are
  * built in messages.ts only, in every language, so a rule never formats text and a test can check a rule without
  * depending on wording. Times are epoch ms; `coarse` marks a fact that rests on a second-precision timestamp
- * (broker log) and `tolerant` one that holds only within the clock-skew allowance.
+ * (broker log), `tolerant` one that holds only within the clock-skew allowance, and `receipt` one whose time is
+ * when a collector received the record (the RabbitMQ firehose carries no timestamp of its own).
  */
 
 type Instance = string | null;
@@ -16,6 +17,8 @@ export interface EvidenceValues {
   beyond_send_window: { gapMs: number; windowMs: number };
   single_stored_copy: { msgId: string; offsetMsgId: string };
   copies_differ: { first: string; second: string };
+  /** RabbitMQ delivered the second copy with `redelivered` false: the queue had never handed this copy out before. */
+  not_redelivered: { instance: Instance; ts: number };
   same_copy: { copy: string };
   first_deliveries: Record<string, never>;
   same_msg_id: { msgId: string };
@@ -53,6 +56,10 @@ export interface EvidenceValues {
   dlq_topic: { topic: string };
   republished_to_retry: { topic: string; producerGroup: string | null; ts: number };
   retries_exhausted: { retryTimes: number; max: number };
+  /** RabbitMQ `x-death`: the copy was dead-lettered from `queue` (`count` times, the last at `ts`) before coming back. */
+  dead_lettered: { queue: string | null; reason: string | null; count: number | null; ts: number | null };
+  /** RabbitMQ `x-shovelled`: a shovel moved the copy. */
+  shovelled: { shovel: string | null; from: string | null; to: string | null };
   delivery_without_trace: { instance: Instance; ts: number };
   // delayed and transactional messages
   delay_message: { msgId: string; msgType: string };
@@ -95,12 +102,14 @@ export type Evidence = {
     values: EvidenceValues[C];
     coarse?: boolean;
     tolerant?: boolean;
+    receipt?: boolean;
   };
 }[EvidenceCode];
 
 export interface EvidenceFlags {
   coarse?: boolean;
   tolerant?: boolean;
+  receipt?: boolean;
 }
 
 export function evidence<C extends EvidenceCode>(
@@ -114,5 +123,6 @@ export function evidence<C extends EvidenceCode>(
   const item = { code, role, eventIds: ids, values } as Evidence;
   if (flags.coarse) item.coarse = true;
   if (flags.tolerant) item.tolerant = true;
+  if (flags.receipt) item.receipt = true;
   return item;
 }

@@ -39,6 +39,7 @@ interface Language {
   gapClass: Record<GapClass, string>;
   coarse: string;
   tolerant: (skew: string) => string;
+  receipt: string;
   unknownInstance: string;
   duration: (ms: number) => string;
   verdict: (v: Verdict, f: Fmt, names: Language) => string;
@@ -66,17 +67,24 @@ const CHANNEL_EN: Record<string, string> = {
   channel_expired: "no heartbeat for 120 s",
   connection_closed: "connection closed",
   channel_closed: "channel closed",
+  connection_lost: "client unexpectedly closed TCP connection",
+  heartbeat_missed: "missed heartbeats",
 };
 const CHANNEL_ZH: Record<string, string> = {
   channel_inactive: "连接未注销即关闭",
   channel_expired: "120 秒无心跳",
   connection_closed: "连接已关闭",
   channel_closed: "通道已关闭",
+  connection_lost: "客户端 TCP 连接意外断开",
+  heartbeat_missed: "心跳超时",
 };
+
+/** RabbitMQ's channel and connection closes: the broker requeues whatever the channel had not acknowledged. */
+const RABBIT_CLOSES = new Set(["connection_closed", "channel_closed", "connection_lost", "heartbeat_missed"]);
 
 const EN: Language = {
   evidence: {
-    stored_copies: (v, f) => `msgId ${v.msgId} was stored ${v.copies} times (offsetMsgId ${v.offsetMsgIds}) within ${f.d(v.spanMs)}`,
+    stored_copies: (v, f) => `msgId ${v.msgId} was stored ${v.copies} times${v.offsetMsgIds === "" ? "" : ` (offsetMsgId ${v.offsetMsgIds})`} within ${f.d(v.spanMs)}`,
     send_failed_then_retried: (v, f) =>
       `the send of ${v.msgId} from ${f.i(v.instance)} at ${f.t(v.ts)} reported failure${v.costMs === null ? "" : ` after ${f.d(v.costMs)}`} although the broker stored it`,
     producer_resend_logged: (v, f) => `producer ${f.i(v.instance)} logged "resend at once" at ${f.t(v.ts)}${v.msgId === null ? "" : ` for ${v.msgId}`}`,
@@ -85,6 +93,7 @@ const EN: Language = {
     single_stored_copy: (v) => `only one stored copy of ${v.msgId} was traced (offsetMsgId ${v.offsetMsgId})`,
     copies_differ: (v) => `the two deliveries read different stored copies (${v.first} and ${v.second})`,
     same_copy: (v) => `both deliveries read the same stored copy (${v.copy})`,
+    not_redelivered: (v, f) => `the broker delivered it to ${f.i(v.instance)} at ${f.t(v.ts)} with redelivered = false: a new copy in the queue, not a redelivery`,
     first_deliveries: () => `both deliveries have retryTimes 0: neither is a consumer retry`,
     same_msg_id: (v) => `both deliveries carry msgId ${v.msgId}`,
     different_msg_ids: (v) => `the deliveries carry different msgIds (${v.first}, then ${v.second}) for the same business key`,
@@ -100,7 +109,10 @@ const EN: Language = {
     member_joined: (v, f) => `${f.i(v.instance)} joined the group at ${f.t(v.ts)}`,
     member_left: (v, f) => `${f.i(v.instance)} left the group cleanly at ${f.t(v.ts)}`,
     owner_still_alive: (v, f) => `${f.i(v.instance)} was still alive at ${f.t(v.ts)}, after the redelivery`,
-    channel_lost: (v, f) => `the broker dropped the connection of ${f.i(v.instance)} at ${f.t(v.ts)} (${CHANNEL_EN[v.action] ?? v.action})`,
+    channel_lost: (v, f) =>
+      RABBIT_CLOSES.has(v.action)
+        ? `${f.i(v.instance)} closed at ${f.t(v.ts)} (${CHANNEL_EN[v.action]}) with the delivery unacknowledged: the broker requeued it`
+        : `the broker dropped the connection of ${f.i(v.instance)} at ${f.t(v.ts)} (${CHANNEL_EN[v.action] ?? v.action})`,
     no_shutdown: (v, f) => `${f.i(v.instance)} logged no shutdown`,
     process_restarted: (v, f) => `a new process ${f.i(v.newInstance)} started on ${v.host} at ${f.t(v.ts)}, replacing ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} logged nothing after ${f.t(v.lastTs)}`,
@@ -133,6 +145,9 @@ const EN: Language = {
     dlq_topic: (v) => `the copy came from the dead-letter topic ${v.topic}`,
     republished_to_retry: (v, f) => `${v.producerGroup ?? "a producer"} republished it to ${v.topic} at ${f.t(v.ts)}`,
     retries_exhausted: (v) => `the previous attempt was retry ${v.retryTimes} (maxReconsumeTimes ${v.max}) and failed: the message went to the DLQ`,
+    dead_lettered: (v, f) =>
+      `the copy had been dead-lettered${v.queue === null ? "" : ` from ${v.queue}`}${v.reason === null ? "" : ` (${v.reason}${v.count === null ? "" : `, ${v.count}×`})`}${v.ts === null ? "" : ` at ${f.t(v.ts)}`} before it came back (x-death)`,
+    shovelled: (v) => `shovel ${v.shovel ?? "?"} moved it from ${v.from ?? "?"} to ${v.to ?? "?"} (x-shovelled)`,
     delivery_without_trace: (v, f) => `no consume trace exists for the delivery to ${f.i(v.instance)} at ${f.t(v.ts)}, while the group's other deliveries are traced`,
     delay_message: (v) => `${v.msgId} is a delayed message (${v.msgType})`,
     tx_commit: (v, f) => `${v.msgId} was committed at ${f.t(v.ts)} ${v.fromCheck ? "by a transaction check-back" : "by the producer"}`,
@@ -172,6 +187,8 @@ const EN: Language = {
     host_only_identity: (m, f) => `instances on ${f.i(m.instance ?? null)} are named by host only: two processes there look alike`,
     no_consume_end: (m, f) => `no SubAfter for the delivery to ${f.i(m.instance ?? null)}${m.ts === undefined ? "" : ` at ${f.t(m.ts)}`}: trace dropped, or the process died`,
     no_msg_id: (m) => `deliveries of group ${m.group ?? "?"} carry no msgId`,
+    no_event_exchange: (m, f) =>
+      `no channel or connection event for ${f.i(m.instance ?? null)} around the deliveries: enable rabbitmq_event_exchange (or ingest the RabbitMQ server log) to see consumers' channels close`,
   },
   advice: {
     marker_ttl_short: (v, f) =>
@@ -217,6 +234,7 @@ const EN: Language = {
   gapClass: { ms: "milliseconds apart", seconds: "seconds apart", minutes: "minutes apart" },
   coarse: " (broker time, to the second)",
   tolerant: (skew) => ` (within the ±${skew} clock tolerance)`,
+  receipt: " (time of receipt by the collector: the firehose carries none)",
   unknownInstance: "an unknown instance",
   duration: durationWith({ ms: "ms", s: "s", min: "min", h: "h", sep: " " }),
   verdict: (v, f, names) => {
@@ -227,7 +245,7 @@ const EN: Language = {
 
 const ZH: Language = {
   evidence: {
-    stored_copies: (v, f) => `msgId ${v.msgId} 在 ${f.d(v.spanMs)}内被存储了 ${v.copies} 份（offsetMsgId ${v.offsetMsgIds}）`,
+    stored_copies: (v, f) => `msgId ${v.msgId} 在 ${f.d(v.spanMs)}内被存储了 ${v.copies} 份${v.offsetMsgIds === "" ? "" : `（offsetMsgId ${v.offsetMsgIds}）`}`,
     send_failed_then_retried: (v, f) =>
       `${f.i(v.instance)} 在 ${f.t(v.ts)} 发送 ${v.msgId}${v.costMs === null ? "" : `，耗时 ${f.d(v.costMs)}后`}报告失败，但 broker 已存储该消息`,
     producer_resend_logged: (v, f) => `生产者 ${f.i(v.instance)} 在 ${f.t(v.ts)} 记录了 "resend at once"${v.msgId === null ? "" : `（${v.msgId}）`}`,
@@ -236,6 +254,7 @@ const ZH: Language = {
     single_stored_copy: (v) => `轨迹中 ${v.msgId} 只有一份存储副本（offsetMsgId ${v.offsetMsgId}）`,
     copies_differ: (v) => `两次投递读取的是不同的存储副本（${v.first} 与 ${v.second}）`,
     same_copy: (v) => `两次投递读取的是同一份存储副本（${v.copy}）`,
+    not_redelivered: (v, f) => `broker 在 ${f.t(v.ts)} 投递给 ${f.i(v.instance)} 时 redelivered = false：这是队列中的一份新副本，而不是重新投递`,
     first_deliveries: () => `两次投递的 retryTimes 都是 0：都不是消费重试`,
     same_msg_id: (v) => `两次投递的 msgId 相同：${v.msgId}`,
     different_msg_ids: (v) => `同一业务键的两次投递 msgId 不同（先 ${v.first}，后 ${v.second}）`,
@@ -251,7 +270,10 @@ const ZH: Language = {
     member_joined: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 加入消费组`,
     member_left: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 正常退出消费组`,
     owner_still_alive: (v, f) => `${f.i(v.instance)} 在重新投递之后的 ${f.t(v.ts)} 仍然存活`,
-    channel_lost: (v, f) => `broker 在 ${f.t(v.ts)} 移除了 ${f.i(v.instance)} 的连接（${CHANNEL_ZH[v.action] ?? v.action}）`,
+    channel_lost: (v, f) =>
+      RABBIT_CLOSES.has(v.action)
+        ? `${f.i(v.instance)} 在 ${f.t(v.ts)} 关闭（${CHANNEL_ZH[v.action]}），投递尚未确认：broker 将其重新入队`
+        : `broker 在 ${f.t(v.ts)} 移除了 ${f.i(v.instance)} 的连接（${CHANNEL_ZH[v.action] ?? v.action}）`,
     no_shutdown: (v, f) => `${f.i(v.instance)} 没有记录 shutdown`,
     process_restarted: (v, f) => `${v.host} 上在 ${f.t(v.ts)} 启动了新进程 ${f.i(v.newInstance)}，取代了 ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.lastTs)} 之后没有任何日志`,
@@ -283,6 +305,9 @@ const ZH: Language = {
     dlq_topic: (v) => `该副本来自死信主题 ${v.topic}`,
     republished_to_retry: (v, f) => `${v.producerGroup ?? "某个生产者"} 在 ${f.t(v.ts)} 将其重新发送到 ${v.topic}`,
     retries_exhausted: (v) => `上一次尝试是第 ${v.retryTimes} 次重试（maxReconsumeTimes ${v.max}）且失败：消息进入了死信队列`,
+    dead_lettered: (v, f) =>
+      `该副本${v.ts === null ? "" : `于 ${f.t(v.ts)} `}曾${v.queue === null ? "" : `从 ${v.queue} `}进入死信${v.reason === null ? "" : `（${v.reason}${v.count === null ? "" : `，${v.count} 次`}）`}，之后又被送回（x-death）`,
+    shovelled: (v) => `shovel ${v.shovel ?? "?"} 将其从 ${v.from ?? "?"} 移到了 ${v.to ?? "?"}（x-shovelled）`,
     delivery_without_trace: (v, f) => `${f.t(v.ts)} 投递给 ${f.i(v.instance)} 的消息没有消费轨迹，而该消费组的其他投递都有`,
     delay_message: (v) => `${v.msgId} 是延时消息（${v.msgType}）`,
     tx_commit: (v, f) => `${v.msgId} 在 ${f.t(v.ts)} ${v.fromCheck ? "由事务回查" : "由生产者"}提交`,
@@ -322,6 +347,7 @@ const ZH: Language = {
     host_only_identity: (m, f) => `${f.i(m.instance ?? null)} 上的实例只有主机名：同一主机上的两个进程无法区分`,
     no_consume_end: (m, f) => `${m.ts === undefined ? "" : `${f.t(m.ts)} `}投递给 ${f.i(m.instance ?? null)} 的消息没有 SubAfter：轨迹丢失，或进程已退出`,
     no_msg_id: (m) => `消费组 ${m.group ?? "?"} 的投递没有 msgId`,
+    no_event_exchange: (m, f) => `两次投递前后没有 ${f.i(m.instance ?? null)} 的通道或连接事件：请启用 rabbitmq_event_exchange（或接入 RabbitMQ 服务端日志），才能看到消费者通道的关闭`,
   },
   advice: {
     marker_ttl_short: (v, f) =>
@@ -367,6 +393,7 @@ const ZH: Language = {
   gapClass: { ms: "相隔毫秒级", seconds: "相隔秒级", minutes: "相隔分钟级" },
   coarse: "（broker 时间只精确到秒）",
   tolerant: (skew) => `（在 ±${skew}的时钟容差内）`,
+  receipt: "（时间为采集器的接收时间：firehose 消息本身不带时间）",
   unknownInstance: "未知实例",
   duration: durationWith({ ms: "毫秒", s: "秒", min: "分", h: "小时", sep: " " }),
   verdict: (v, f, names) => {
@@ -401,6 +428,7 @@ export function describeEvidence(e: Evidence, o: RenderOptions = {}): string {
   let text = render(e.values, fmt);
   if (e.coarse) text += lang.coarse;
   if (e.tolerant) text += lang.tolerant(f.d(o.clockSkewMs ?? 3000));
+  if (e.receipt) text += lang.receipt;
   return text;
 }
 

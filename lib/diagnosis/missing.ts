@@ -33,6 +33,13 @@ export function findMissing(deliveries: readonly Delivery[], verdicts: readonly 
     }
     // Ownership causes rest on the consumers' client logs and the broker's view of the group.
     if (!["rebalance", "ack_lost", "unknown"].includes(v.cause)) continue;
+    if (second?.broker === "rabbitmq") {
+      // RabbitMQ consumers are seen through the broker (event exchange, server log), not through client logs.
+      const first = v.instances.first;
+      const seen = (e: NormalizedEvent) => (e.kind === "instance_lifecycle" || e.kind === "rebalance") && instanceRelation(e.instance, first) === "same";
+      if (first !== null && !context.some(seen)) add({ code: "no_event_exchange", group: v.group, instance: first });
+      continue;
+    }
     for (const instance of [v.instances.first, v.instances.second]) {
       if (instance === null) continue;
       const logged = context.some((e) => (sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log") && instanceRelation(e.instance, instance) === "same");

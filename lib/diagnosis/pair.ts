@@ -44,7 +44,8 @@ export type CauseRule = (pair: Pair) => RuleResult | null;
 /**
  * offsetMsgId names a stored copy exactly; a queue position does too, but only between deliveries of the same
  * retry round (each consumer retry is a new copy in the retry topic). Kafka's msgId is `topic-partition@offset`,
- * so one msgId is one copy.
+ * so one msgId is one copy. RabbitMQ marks every copy it hands out again `redelivered`, also after a restart, so a
+ * later delivery without the flag is another copy (formats.md §4).
  */
 export function copyRelation(first: Delivery, second: Delivery): CopyRelation {
   const ids = [first.startEventId, second.startEventId];
@@ -59,6 +60,9 @@ export function copyRelation(first: Delivery, second: Delivery): CopyRelation {
   }
   if (first.broker === "kafka" && first.msgId !== null && first.msgId === second.msgId) {
     return { relation: "same", evidence: [evidence("same_copy", "cause", ids, { copy: first.msgId })] };
+  }
+  if (second.broker === "rabbitmq" && second.redelivered === false) {
+    return { relation: "different", evidence: [evidence("not_redelivered", "cause", [second.startEventId], { instance: second.instance, ts: second.start })] };
   }
   return { relation: "unknown", evidence: [] };
 }

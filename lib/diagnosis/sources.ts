@@ -13,6 +13,8 @@ const PREFIXES: Record<string, SourceKind> = {
   "rocketmq-broker-log": "broker_log",
   "dedup-log": "dedup_log",
   "kafka-client-log": "kafka_log",
+  "rabbitmq-firehose": "firehose",
+  "rabbitmq-server-log": "broker_log",
 };
 
 export function sourceKind(e: NormalizedEvent): SourceKind {
@@ -46,9 +48,11 @@ export function action(e: NormalizedEvent): string | null {
 /**
  * The broker saw the consumer's connection die (closed without unregistering, or silent past the heartbeat
  * expiry), or a RabbitMQ connection/channel closed. A consumer that shuts down cleanly unregisters first, so none
- * of these follows a clean shutdown.
+ * of these follows a clean shutdown. RabbitMQ requeues a channel's unacknowledged deliveries however it closes
+ * (formats.md §4), so its closes count whatever the reason: `connection_lost` (the client's TCP connection went
+ * away) and `heartbeat_missed` are the server log's words for the unclean ones.
  */
-const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_closed", "channel_closed"]);
+const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_closed", "channel_closed", "connection_lost", "heartbeat_missed"]);
 /** The consumer left on purpose: it persisted its offsets on the way out. */
 const LEFT = new Set(["shutdown", "unregistered"]);
 const JOINED = new Set(["start", "connected"]);
@@ -68,6 +72,11 @@ export const isResultSet = (e: NormalizedEvent) => e.kind === "rebalance" && act
 /** Kafka's poll timeout and RabbitMQ's ack timeout: the consumer took too long and lost the message. */
 export const isConsumerTimeout = (e: NormalizedEvent) =>
   e.kind === "instance_lifecycle" && (action(e) === "poll_timeout" || action(e) === "ack_timeout");
+
+/** A RabbitMQ message that went through a dead-letter queue (`x-death`) or was moved by a shovel (`x-shovelled`). */
+export function isReplayed(e: NormalizedEvent): boolean {
+  return (Array.isArray(e.detail.xDeath) && e.detail.xDeath.length > 0) || (Array.isArray(e.detail.xShovelled) && e.detail.xShovelled.length > 0);
+}
 
 /** The RocketMQ retry and dead-letter topics keep the group name, not the original topic. */
 export const isRetryTopic = (topic: string | null) => topic !== null && topic.startsWith("%RETRY%");

@@ -54,8 +54,11 @@ export const DEFAULT_OPTIONS: DiagnosisOptions = {
   channelExpiryMs: 120_000,
 };
 
-/** Which kind of record an event came from; decides what its fields can be trusted for. */
-export type SourceKind = "trace" | "client_log" | "broker_log" | "dedup_log" | "kafka_log" | "other";
+/**
+ * Which kind of record an event came from; decides what its fields can be trusted for. `firehose` is RabbitMQ's
+ * trace and event exchange: broker-side, but with no end records and, for traces, no time of its own.
+ */
+export type SourceKind = "trace" | "client_log" | "broker_log" | "dedup_log" | "kafka_log" | "firehose" | "other";
 
 /** How one consume attempt ended, as the consumer reported it. */
 export type ConsumeStatus = "success" | "failed" | "timeout" | "unknown";
@@ -163,7 +166,8 @@ export type MissingCode =
   | "no_broker_log"
   | "host_only_identity"
   | "no_consume_end"
-  | "no_msg_id";
+  | "no_msg_id"
+  | "no_event_exchange";
 
 export interface MissingData {
   code: MissingCode;

@@ -45,6 +45,8 @@ export function ackLost(p: Pair): RuleResult | null {
     raise(0.45);
   }
   if (score === 0) return null;
+  // A consumer timeout also closes the channel (RabbitMQ) or the membership (Kafka): that close is the timeout's.
+  if (f.consumerTimeouts.length > 0) score = Math.min(score, 0.5);
   if (f.left.length > 0) {
     // It shut down on purpose and persisted its offsets on the way out: a rebalance, not a lost ACK.
     score = Math.min(score, 0.3);

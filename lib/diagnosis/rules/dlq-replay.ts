@@ -1,12 +1,14 @@
+import type { DetailValue, NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { eventsOf, retryAdvanced, type Pair, type RuleResult } from "../pair.ts";
-import { isDlqTopic, isRetryTopic, str } from "../sources.ts";
+import { isDlqTopic, isReplayed, isRetryTopic, num, str } from "../sources.ts";
 
 /**
  * dlq_replay: a dead-lettered copy was sent back by hand. Dashboard and DLQ batch resends go through
  * consumeMessageDirectly, which writes no consume trace but a client-log line; replay tools republish into the
  * group's retry topic. A copy that comes back after its last allowed retry failed (maxReconsumeTimes), without a
- * further retry round, can only have come from the DLQ (formats.md §1 semantics 3, §3).
+ * further retry round, can only have come from the DLQ (formats.md §1 semantics 3, §3). In RabbitMQ the copy
+ * itself says so: dead-lettering adds `x-death`, a shovel `x-shovelled` (formats.md §4).
  */
 export function dlqReplay(p: Pair): RuleResult | null {
   const found: Evidence[] = [];
@@ -40,5 +42,34 @@ export function dlqReplay(p: Pair): RuleResult | null {
     found.push(evidence("delivery_without_trace", "cause", [p.second.startEventId], { instance: p.second.instance, ts: p.second.start }));
     raise(0.5);
   }
+  const replayed = eventsOf(p, p.second).find(isReplayed);
+  if (replayed !== undefined) raise(rabbitReplay(replayed, found));
   return score === 0 ? null : { cause: "dlq_replay", score, evidence: found };
+}
+
+type Table = { [key: string]: DetailValue };
+
+function tables(value: DetailValue | undefined): Table[] {
+  return Array.isArray(value) ? value.filter((v): v is Table => v !== null && typeof v === "object" && !Array.isArray(v)) : [];
+}
+
+/**
+ * A shovel is an operator's replay tool (0.95). A dead-lettered copy back in a work queue was moved by someone
+ * (0.9), except when it only ever expired: a TTL queue dead-lettering into the work queue is a retry loop built on
+ * purpose, so that is weak (0.6). `x-death` lists the most recent death first.
+ */
+function rabbitReplay(e: NormalizedEvent, found: Evidence[]): number {
+  const deaths = tables(e.detail.xDeath);
+  const shovels = tables(e.detail.xShovelled);
+  const last = deaths[0];
+  if (last !== undefined) {
+    // x-death times are the broker's, in whole seconds.
+    found.push(evidence("dead_lettered", "cause", [e.id], { queue: str(last.queue), reason: str(last.reason), count: num(last.count), ts: num(last.time) }, { coarse: true }));
+  }
+  const shovel = shovels[0];
+  if (shovel !== undefined) {
+    found.push(evidence("shovelled", "cause", [e.id], { shovel: str(shovel.name), from: str(shovel.srcQueue) ?? str(shovel.srcExchange), to: str(shovel.destQueue) ?? str(shovel.destExchange) }));
+    return 0.95;
+  }
+  return deaths.every((d) => str(d.reason) === "expired") ? 0.6 : 0.9;
 }

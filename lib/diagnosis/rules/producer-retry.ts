@@ -1,6 +1,7 @@
 import { checkbacks, isDelayed } from "../copies.ts";
 import { evidence, type Evidence } from "../evidence.ts";
-import { bothFirstDeliveries, sameInstance, type Pair, type RuleResult } from "../pair.ts";
+import { bothFirstDeliveries, eventsOf, sameInstance, type Pair, type RuleResult } from "../pair.ts";
+import { isReplayed } from "../sources.ts";
 
 /**
  * producer_retry: the producer resent after a send timeout, the broker kept both copies. Same msgId (UNIQ_KEY is
@@ -9,6 +10,8 @@ import { bothFirstDeliveries, sameInstance, type Pair, type RuleResult } from ".
  */
 export function producerRetry(p: Pair): RuleResult | null {
   if (p.sameMsgId !== true || !bothFirstDeliveries(p) || p.copy.relation === "same" || p.firstMsg === null) return null;
+  // A RabbitMQ copy carrying x-death or x-shovelled came back from a dead-letter queue, not from the producer.
+  if (eventsOf(p, p.second).some(isReplayed)) return null;
   const m = p.firstMsg;
   const ids = [p.first.startEventId, p.second.startEventId];
   const found: Evidence[] = [evidence("same_msg_id", "cause", ids, { msgId: m.msgId }), evidence("first_deliveries", "cause", ids, {})];
@@ -17,7 +20,8 @@ export function producerRetry(p: Pair): RuleResult | null {
   if (m.copies.length >= 2) {
     const spanMs = m.copies[m.copies.length - 1]!.ts - m.copies[0]!.ts;
     const windowMs = p.options.sendTimeoutMs * p.options.sendAttempts;
-    const offsetMsgIds = m.copies.map((c) => c.offsetMsgId ?? c.id).join(", ");
+    // RabbitMQ publishes name no stored copy: each firehose publish is one.
+    const offsetMsgIds = m.copies.flatMap((c) => (c.offsetMsgId === null ? [] : [c.offsetMsgId])).join(", ");
     found.push(evidence("stored_copies", "cause", m.copies.map((c) => c.id), { msgId: m.msgId, copies: m.copies.length, offsetMsgIds, spanMs }));
     const inWindow = spanMs <= windowMs + p.options.clockSkewMs;
     found.push(evidence(inWindow ? "within_send_window" : "beyond_send_window", "cause", [], { gapMs: spanMs, windowMs }));

@@ -1,11 +1,12 @@
 import { evidence, type Evidence } from "../evidence.ts";
-import { isDlqTopic, isRetryTopic } from "../sources.ts";
-import type { Pair, RuleResult } from "../pair.ts";
+import { isDlqTopic, isReplayed, isRetryTopic } from "../sources.ts";
+import { eventsOf, type Pair, type RuleResult } from "../pair.ts";
 
 /**
  * upstream_resend: the application called the producer twice for one business key (a repeated callback, a user
  * double-click): a new msgId with the same bizKey (formats.md §1 semantics 5). A producer retry never changes the
- * msgId, so a new one rules it out; only a replay tool republishing into the retry/DLQ topic also makes one.
+ * msgId, so a new one rules it out; only a replay tool republishing into the retry/DLQ topic also makes one (in
+ * RabbitMQ: a copy carrying x-death or x-shovelled).
  */
 export function upstreamResend(p: Pair): RuleResult | null {
   if (p.sameMsgId !== false) return null;
@@ -24,6 +25,6 @@ export function upstreamResend(p: Pair): RuleResult | null {
       }),
     );
   }
-  const replayed = p.secondMsg?.publishes.some((e) => isRetryTopic(e.topic) || isDlqTopic(e.topic)) === true;
+  const replayed = p.secondMsg?.publishes.some((e) => isRetryTopic(e.topic) || isDlqTopic(e.topic) || isReplayed(e)) === true || eventsOf(p, p.second).some(isReplayed);
   return { cause: "upstream_resend", score: replayed ? 0.3 : 0.9, evidence: found };
 }

@@ -21,6 +21,7 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   single_stored_copy: { msgId: "M1", offsetMsgId: "O1" },
   copies_differ: { first: "broker-a:3@88123", second: "broker-b:1@5120" },
   same_copy: { copy: "broker-a:3@88123" },
+  not_redelivered: { instance: "127.0.0.1:39972 -> 127.0.0.1:5672@1", ts },
   first_deliveries: {},
   same_msg_id: { msgId: "M1" },
   different_msg_ids: { first: "M1", second: "M2" },
@@ -51,6 +52,8 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   dlq_topic: { topic: "%DLQ%pay-consumer" },
   republished_to_retry: { topic: "%RETRY%pay-consumer", producerGroup: "ops-replay-group", ts },
   retries_exhausted: { retryTimes: 16, max: 16 },
+  dead_lettered: { queue: "invoice.issue", reason: "rejected", count: 1, ts: T0 + 1000 },
+  shovelled: { shovel: "invoice-dlq-replay", from: "invoice.issue.dlq", to: "invoice.issue" },
   delivery_without_trace: { instance: A, ts },
   delay_message: { msgId: "M1", msgType: "Delay_Msg" },
   tx_commit: { msgId: "M1", ts, fromCheck: true, state: "COMMIT_MESSAGE" },
@@ -91,7 +94,7 @@ const ADVICE: { [C in AdviceCode]: AdviceValues[C] } = {
   no_dedup_log: { count: 9 },
 };
 
-const MISSING: MissingCode[] = ["no_pub_trace", "no_consume_trace", "no_dedup_log", "no_dedup_line", "no_client_log", "no_broker_log", "host_only_identity", "no_consume_end", "no_msg_id"];
+const MISSING: MissingCode[] = ["no_pub_trace", "no_consume_trace", "no_dedup_log", "no_dedup_line", "no_client_log", "no_broker_log", "host_only_identity", "no_consume_end", "no_msg_id", "no_event_exchange"];
 
 const BROKEN = /undefined|NaN|null|\[object|\$\{/;
 

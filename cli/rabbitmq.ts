@@ -1,0 +1,144 @@
+import { execFile } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { promisify } from "node:util";
+import { InvalidArgumentError, type Command } from "commander";
+import { httpSink } from "../lib/ingest/http-sink.ts";
+import { DEFAULT_RETRY, type EventSink, type RetryPolicy } from "../lib/ingest/sink.ts";
+import { storeSink } from "../lib/ingest/store-sink.ts";
+import { startCollector } from "../lib/rabbitmq/collector.ts";
+import { collectorConfigSchema, type CollectorConfigInput } from "../lib/rabbitmq/config.ts";
+import type { VhostStats } from "../lib/rabbitmq/vhost-collector.ts";
+import { formatIssues } from "../lib/events/validate.ts";
+import { UsageError } from "./ingest.ts";
+
+/**
+ * `dupscope rabbitmq setup` prints (with --apply runs) what the broker needs; `dupscope rabbitmq collect` runs the
+ * collector until interrupted.
+ */
+
+const run = promisify(execFile);
+
+/** The commands that switch on what the collector reads: the event exchange plugin, and tracing per vhost. */
+export function setupCommands(vhosts: string[]): string[][] {
+  return [["rabbitmq-plugins", "enable", "rabbitmq_event_exchange"], ...vhosts.map((vhost) => ["rabbitmqctl", "trace_on", "-p", vhost])];
+}
+
+const shellWord = (word: string) => (/^[\w./:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+export async function runSetup(options: { vhosts: string[]; apply: boolean }, log: (line: string) => void, out: (line: string) => void): Promise<void> {
+  const commands = setupCommands(options.vhosts);
+  if (!options.apply) {
+    out("# on every node of the cluster: tracing is per node and per vhost, and a node restart switches it off again");
+    for (const command of commands) out(command.map(shellWord).join(" "));
+    return;
+  }
+  for (const [program, ...args] of commands) {
+    log(`$ ${[program!, ...args].map(shellWord).join(" ")}`);
+    const { stdout } = await run(program!, args, { timeout: 120_000 });
+    for (const line of stdout.trim().split("\n")) if (line !== "") log(line);
+  }
+}
+
+export interface CollectOptions {
+  url: string;
+  vhost: string[];
+  key: string;
+  queue?: string;
+  maxLength?: number;
+  server: string;
+  token?: string;
+  database?: string;
+  record?: string;
+  traceOn?: boolean;
+}
+
+/** The collector's configuration from the options; a wrong one is a usage error (exit 2), found before connecting. */
+function configOf(options: CollectOptions): CollectorConfigInput {
+  const input: CollectorConfigInput = {
+    url: options.url,
+    vhosts: options.vhost.length > 0 ? options.vhost : ["/"],
+    key: options.key,
+    ...(options.queue ? { queue: options.queue } : {}),
+    ...(options.maxLength ? { maxLength: options.maxLength } : {}),
+  };
+  const parsed = collectorConfigSchema.safeParse(input);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error));
+  return input;
+}
+
+function describeStats(s: VhostStats): string {
+  const state = s.connected ? `connected, tracing ${s.tracing}` : "disconnected";
+  return `rabbitmq ${s.vhost}: ${state}; received ${s.received}, events ${s.events}, stored ${s.stored} (${s.duplicates} already stored), skipped ${s.skipped}, own ${s.ownFiltered}, redelivered and already stored ${s.replaysSkipped}, dropped by the broker ${s.dropped}, connects ${s.connects}`;
+}
+
+/** Collects until SIGINT/SIGTERM; a sink that fails for good ends it with that error. */
+export async function runCollect(options: CollectOptions, log: (line: string) => void): Promise<void> {
+  const config = configOf(options);
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, giveUpAfterMs: Infinity, onRetry: (attempt, delay, error) => log(`store retry ${attempt} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`) };
+  const sink: EventSink = options.database ? await storeSink(options.database, { retry }) : httpSink(options.server, { token: options.token, retry });
+  const recording = options.record ? createWriteStream(options.record, { flags: "a" }) : null;
+  const collector = startCollector(config, {
+    sink,
+    log,
+    ...(recording ? { record: (line: string) => void recording.write(`${line}\n`) } : {}),
+    // A collector on the broker's host can switch tracing back on after the node restarted.
+    ...(options.traceOn
+      ? {
+          afterConnect: async (vhost: string) => {
+            await run("rabbitmqctl", ["trace_on", "-p", vhost], { timeout: 60_000 });
+          },
+        }
+      : {}),
+  });
+  log(`collecting ${collector.config.vhosts.join(", ")} into ${sink.description}; Ctrl-C stops`);
+  const report = setInterval(() => collector.stats().forEach((s) => log(describeStats(s))), 30_000);
+  const stop = () => void collector.stop();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    await collector.done;
+  } finally {
+    clearInterval(report);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    collector.stats().forEach((s) => log(describeStats(s)));
+    await new Promise<void>((resolve) => (recording ? recording.end(resolve) : resolve()));
+    await sink.close();
+  }
+}
+
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive whole number");
+  return n;
+};
+const repeatable = (value: string, previous: string[]) => [...previous, value];
+
+/** The `rabbitmq` command group of the dupscope CLI. */
+export function registerRabbitmqCommands(program: Command, log: (line: string) => void, out: (line: string) => void): void {
+  const rabbitmq = program.command("rabbitmq").description("RabbitMQ: switch on the firehose and event exchange, and collect from them");
+  rabbitmq
+    .command("setup")
+    .description("print (with --apply run, on a broker node) rabbitmq-plugins enable rabbitmq_event_exchange and rabbitmqctl trace_on per vhost")
+    .option("--vhost <vhost>", "a vhost to trace (repeatable; default /)", repeatable, [])
+    .option("--apply", "run the commands instead of printing them")
+    .action(async (opts: { vhost: string[]; apply?: boolean }) => {
+      await runSetup({ vhosts: opts.vhost.length > 0 ? opts.vhost : ["/"], apply: Boolean(opts.apply) }, log, out);
+    });
+  rabbitmq
+    .command("collect")
+    .description("consume the firehose and event exchange of each vhost and store the events (in a running server, or PostgreSQL)")
+    .option("--url <url>", "broker URL without vhost", process.env.DUPSCOPE_RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672")
+    .option("--vhost <vhost>", "a vhost to collect (repeatable; default /)", repeatable, [])
+    .option("--key <source>", "where the business key is: message_id, correlation_id, header:<name> or json:$.path", "message_id")
+    .option("--queue <name>", "the collector's own queue in each vhost (default dupscope.collector)")
+    .option("--max-length <n>", "messages the collector's queue holds before the broker drops the oldest (default 100000)", positiveInt)
+    .option("--record <file>", "also append every record to this NDJSON file (replays with ingest --format rabbitmq-firehose)")
+    .option("--trace-on", "run rabbitmqctl trace_on -p <vhost> after every (re)connect (a collector on the broker host)")
+    .option("-s, --server <url>", "dupscope server to send to", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
+    .option("-t, --token <token>", "ingest token of the server (default: $DUPSCOPE_INGEST_TOKEN)", process.env.DUPSCOPE_INGEST_TOKEN)
+    .option("-d, --database <url>", "write straight to this PostgreSQL database instead of a server")
+    .action(async (opts: CollectOptions) => {
+      await runCollect(opts, log);
+    });
+}
