@@ -11,12 +11,34 @@ export interface StoredDiagnosisInput extends DiagnosisInput {
   contextTruncated: boolean;
 }
 
-async function query(driver: SqlDriver, sql: string, params: unknown[]): Promise<NormalizedEvent[]> {
-  return (await driver.query<EventRowSql>(sql, params)).map(eventFromSql);
+/**
+ * A lookup pays a round trip per statement, and on a busy server that costs more than the indexed reads, so each
+ * step below is one statement. First the keys' own events, with the keyless events that name one of their msgIds.
+ */
+const KEY_EVENTS_SQL = `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[]))
+  SELECT * FROM own
+  UNION ALL
+  SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`;
+
+/**
+ * Then every merged window's keyless context: one index range per window (LATERAL), in time order and cut one row
+ * past the limit, so a window that was cut is recognised. A null group stands for the keyless events without one.
+ */
+const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
+  FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
+  CROSS JOIN LATERAL (
+    SELECT ${EVENT_SELECT} FROM events e
+    WHERE e.biz_key IS NULL AND e.group_name IS NOT DISTINCT FROM w.group_name AND e.ts BETWEEN w.from_ts AND w.to_ts
+    ORDER BY e.ts LIMIT ${CONTEXT_ROW_LIMIT + 1}) c`;
+
+interface ContextWindow {
+  group: string | null;
+  from: number;
+  to: number;
 }
 
-/** Merges the keys' context windows per group, so a batch of keys costs one query per busy stretch of a group. */
-function mergedWindows(scopes: ContextScope[]): { group: string | null; from: number; to: number }[] {
+/** Merges the keys' context windows per group, so a batch of keys reads one index range per busy stretch of a group. */
+function mergedWindows(scopes: ContextScope[]): ContextWindow[] {
   const byGroup = new Map<string | null, { from: number; to: number }[]>();
   for (const scope of scopes) {
     // Keyless events without a group (producer resends, lifecycle lines) are looked up by time and host.
@@ -26,7 +48,7 @@ function mergedWindows(scopes: ContextScope[]): { group: string | null; from: nu
       byGroup.set(group, list);
     }
   }
-  const merged: { group: string | null; from: number; to: number }[] = [];
+  const merged: ContextWindow[] = [];
   for (const [group, windows] of byGroup) {
     windows.sort((a, b) => a.from - b.from);
     let current = { ...windows[0]! };
@@ -42,27 +64,47 @@ function mergedWindows(scopes: ContextScope[]): { group: string | null; from: nu
   return merged;
 }
 
+function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEvent): void {
+  const list = map.get(key);
+  if (list) list.push(event);
+  else map.set(key, [event]);
+}
+
+async function loadContext(driver: SqlDriver, windows: ContextWindow[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
+  if (windows.length === 0) return { context: [], truncated: false };
+  const rows = await driver.query<EventRowSql & { window_no: number }>(CONTEXT_SQL, [
+    windows.map((w) => w.group),
+    windows.map((w) => w.from),
+    windows.map((w) => w.to),
+  ]);
+  const byWindow = new Map<number, NormalizedEvent[]>();
+  for (const row of rows) pushTo(byWindow, row.window_no, eventFromSql(row));
+  const context: NormalizedEvent[] = [];
+  let truncated = false;
+  for (const events of byWindow.values()) {
+    if (events.length > CONTEXT_ROW_LIMIT) {
+      truncated = true;
+      // The same rows as ORDER BY ts LIMIT would keep.
+      events.sort(byTime);
+      events.length = CONTEXT_ROW_LIMIT;
+    }
+    context.push(...events);
+  }
+  return { context: context.sort(byTime), truncated };
+}
+
 /**
  * Reads what diagnosis needs for these keys, selected as lib/diagnosis/scope.ts defines: each key's events plus
  * keyless events naming its msgIds, and the keyless context around them. Keys without events are left out.
  */
 export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]): Promise<StoredDiagnosisInput[]> {
   if (bizKeys.length === 0) return [];
-  const own = await query(driver, `SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[])`, [bizKeys]);
   const eventsByKey = new Map<string, NormalizedEvent[]>();
-  for (const e of own) {
-    const list = eventsByKey.get(e.bizKey!) ?? [];
-    list.push(e);
-    eventsByKey.set(e.bizKey!, list);
-  }
-  const allMsgIds = msgIdsOf(own);
   const keylessByMsgId = new Map<string, NormalizedEvent[]>();
-  if (allMsgIds.length > 0) {
-    for (const e of await query(driver, `SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id = ANY($1::text[])`, [allMsgIds])) {
-      const list = keylessByMsgId.get(e.msgId!) ?? [];
-      list.push(e);
-      keylessByMsgId.set(e.msgId!, list);
-    }
+  for (const row of await driver.query<EventRowSql>(KEY_EVENTS_SQL, [bizKeys])) {
+    const e = eventFromSql(row);
+    if (e.bizKey !== null) pushTo(eventsByKey, e.bizKey, e);
+    else pushTo(keylessByMsgId, e.msgId!, e);
   }
   const keyEvents = new Map<string, NormalizedEvent[]>();
   const scopes = new Map<string, ContextScope>();
@@ -73,20 +115,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
     scopes.set(key, contextScope(all)!);
   }
 
-  const context: NormalizedEvent[] = [];
-  let truncated = false;
-  for (const w of mergedWindows([...scopes.values()])) {
-    const rows = await query(
-      driver,
-      `SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND ${w.group === null ? "group_name IS NULL" : "group_name = $3"}
-         AND ts BETWEEN $1 AND $2 ORDER BY ts LIMIT ${CONTEXT_ROW_LIMIT + 1}`,
-      w.group === null ? [w.from, w.to] : [w.from, w.to, w.group],
-    );
-    if (rows.length > CONTEXT_ROW_LIMIT) truncated = true;
-    context.push(...rows.slice(0, CONTEXT_ROW_LIMIT));
-  }
-  context.sort(byTime);
-
+  const { context, truncated } = await loadContext(driver, mergedWindows([...scopes.values()]));
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];

@@ -1,0 +1,347 @@
+// npm run bench:lookup [-- --events N] [--keys K] [--keep] [--reuse] — fills a fresh PostgreSQL database with ~N
+// simulated events through the real parsers and write path, then times GET /api/v1/keys/{bizKey} on the built
+// server for K random keys, next to the same lookup in process and the bare SQL of the same rows, measured in the
+// same run. --keep leaves the database; --reuse measures a kept one again without refilling it (a 10M fill takes
+// half an hour, and a measurement taken while the machine was busy is worth repeating).
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { findFormat } from "../collectors/registry.ts";
+import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
+import { renderReport } from "../lib/api/key-report.ts";
+import type { NormalizedEvent } from "../lib/events/model.ts";
+import { MINUTE, HOUR, SIM_EPOCH } from "../lib/simulator/clock.ts";
+import { Rng } from "../lib/simulator/random.ts";
+import { runSimulation, type SimulationResult } from "../lib/simulator/run.ts";
+import { loadDiagnosisInputs } from "../lib/store/diagnosis-input.ts";
+import type { SqlDriver } from "../lib/store/driver.ts";
+import { EVENT_SELECT } from "../lib/store/event-rows.ts";
+import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
+import { openPgWriter } from "../lib/store/pg-writer.ts";
+import { startServer, type RunningServer } from "../tests/helpers/server.ts";
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+};
+const EVENTS = Number(arg("events", "10000000"));
+const KEYS = Number(arg("keys", "1000"));
+const KEEP = args.includes("--keep");
+const REUSE = args.includes("--reuse");
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const DATABASE = "dupscope_bench_lookup";
+const ROOT = path.join(import.meta.dirname, "..");
+
+/** Keys per simulator run: ~230k events and ~450 MB of memory, whatever N is. */
+const CHUNK_KEYS = 20_000;
+const WARMUP = 50;
+const TARGET_P95_MS = 20;
+const SEED = 1;
+/** What scenario `all` gives per key (11.5); only sizes the first run, later ones use the density measured. */
+const EVENTS_PER_KEY_GUESS = 11.5;
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+
+async function adminQuery(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+function benchUrl(): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+}
+
+async function freshDatabase(): Promise<{ url: string; driver: SqlDriver }> {
+  await adminQuery(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE "${DATABASE}"`);
+  return { url: benchUrl(), driver: await openPgWriter(benchUrl()) };
+}
+
+// ------------------------------------------------------------------------------------------------------ fill
+
+interface FillState {
+  events: number;
+  runs: number;
+  nextKey: number;
+  /** Where the next run starts: an hour after the last event of the previous one, so contexts never overlap. */
+  startAt: number;
+  /**
+   * Events whose id was already stored: identical lines in the same ms (a 5.x client's resend line with its
+   * unfilled `%s`), which ingest stores once, as it should.
+   */
+  repeats: number;
+  writeMs: number;
+}
+
+/** One simulator run's files through the registry's parsers, file by file, as `dupscope ingest` reads them. */
+function* parsedFiles(result: SimulationResult): Generator<NormalizedEvent[]> {
+  for (const entry of result.manifest.files) {
+    const file = result.files.find((f) => f.path === entry.path)!;
+    const collector = findFormat(entry.format)!;
+    const ctx = { source: `${entry.format}:bench-lookup/${entry.path}`, ...(entry.instance ? { instance: entry.instance } : {}) };
+    const lines = file.text.split("\n");
+    lines.pop();
+    const events: NormalizedEvent[] = [];
+    lines.forEach((line, i) => events.push(...collector.parseLine(line, i + 1, ctx).events));
+    yield events;
+  }
+}
+
+async function fillRun(driver: SqlDriver, state: FillState, keys: number): Promise<void> {
+  // Each run gets its own seed as well, so msgIds and pids differ between runs and not only their times.
+  const result = runSimulation({ scenario: "all", keys, seed: SEED + state.runs, startAt: state.startAt, firstKey: state.nextKey });
+  let lastTs = state.startAt;
+  for (const events of parsedFiles(result)) {
+    for (const e of events) lastTs = Math.max(lastTs, e.ts);
+    const started = performance.now();
+    const { accepted, duplicates } = await insertCopyRows(driver, toCopyRows(events));
+    state.writeMs += performance.now() - started;
+    state.events += accepted;
+    state.repeats += duplicates;
+  }
+  state.runs++;
+  state.nextKey += keys;
+  state.startAt = Math.ceil((lastTs + HOUR) / MINUTE) * MINUTE;
+}
+
+/** Keys for the next run: a full chunk, or about what is left to reach the target at the density seen so far. */
+function nextRunKeys(state: FillState): number {
+  const perKey = state.events === 0 ? EVENTS_PER_KEY_GUESS : state.events / (state.nextKey - 1);
+  return Math.min(CHUNK_KEYS, Math.max(1, Math.ceil((EVENTS - state.events) / perKey)));
+}
+
+async function fill(driver: SqlDriver): Promise<void> {
+  const state: FillState = { events: 0, runs: 0, nextKey: 1, startAt: SIM_EPOCH, repeats: 0, writeMs: 0 };
+  const started = performance.now();
+  while (state.events < EVENTS) {
+    await fillRun(driver, state, nextRunKeys(state));
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      `  ${fmt(state.events).padStart(11)} events, ${fmt(state.nextKey - 1).padStart(9)} keys after ${String(state.runs).padStart(3)} runs, ` +
+        `${seconds.toFixed(0)} s: ${fmt(state.events / seconds)} events/s (write only ${fmt(state.events / (state.writeMs / 1000))} events/s)`,
+    );
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `filled: ${fmt(state.events)} events of ${fmt(state.nextKey - 1)} keys in ${seconds.toFixed(0)} s = ${fmt(state.events / seconds)} events/s ` +
+      `(simulate + parse + write; the write path alone ${fmt(state.events / (state.writeMs / 1000))} events/s); ` +
+      `${fmt(state.repeats)} parsed events were repeats of a stored one (identical lines in the same ms)`,
+  );
+}
+
+async function reportStore(driver: SqlDriver): Promise<void> {
+  const started = performance.now();
+  await driver.exec("VACUUM ANALYZE events");
+  console.log(`VACUUM ANALYZE events: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const [row] = await driver.query<Record<string, string>>(
+    `SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM events WHERE biz_key IS NULL) AS keyless,
+            pg_size_pretty(pg_total_relation_size('events')) AS events_size,
+            (SELECT count(*) FROM diagnosis_queue) AS queued, pg_size_pretty(pg_total_relation_size('diagnosis_queue')) AS queue_size,
+            (SELECT count(*) FROM diagnosis_marks) AS marks, pg_size_pretty(pg_total_relation_size('diagnosis_marks')) AS marks_size,
+            pg_size_pretty(pg_database_size(current_database())) AS database_size,
+            current_setting('server_version') AS version, current_setting('shared_buffers') AS shared_buffers`,
+  );
+  console.log(
+    `events: ${fmt(Number(row!.events))} rows, ${row!.events_size} with indexes (${fmt(Number(row!.keyless))} keyless); ` +
+      `database ${row!.database_size}; PostgreSQL ${row!.version}, shared_buffers ${row!.shared_buffers}`,
+  );
+  console.log(
+    `left by the events trigger for the (disabled) worker: diagnosis_queue ${fmt(Number(row!.queued))} keys (${row!.queue_size}), ` +
+      `diagnosis_marks ${fmt(Number(row!.marks))} rows (${row!.marks_size})`,
+  );
+}
+
+// --------------------------------------------------------------------------------------------------- measure
+
+/** Uniform over keys (a block sample of events would favour keys with many events), seeded. */
+async function sampleKeys(driver: SqlDriver, count: number): Promise<string[]> {
+  const rows = await driver.query<{ biz_key: string }>(`SELECT DISTINCT biz_key FROM events WHERE biz_key IS NOT NULL ORDER BY biz_key`);
+  const pool = rows.map((r) => r.biz_key);
+  const rng = new Rng(SEED).fork("lookup-keys");
+  const picked = Math.min(count, pool.length);
+  for (let i = 0; i < picked; i++) {
+    const j = rng.int(i, pool.length - 1);
+    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+  }
+  return pool.slice(0, picked);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+class Timings {
+  readonly values: number[] = [];
+
+  async time<T>(fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await fn();
+    this.values.push(performance.now() - started);
+    return result;
+  }
+
+  add(value: number): void {
+    this.values.push(value);
+  }
+
+  stats(): { p50: number; p95: number; p99: number; max: number } {
+    const sorted = [...this.values].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]! };
+  }
+}
+
+interface Query {
+  sql: string;
+  params: unknown[];
+}
+
+/** The driver loadDiagnosisInputs is given, noting each statement so the bare SQL pass replays exactly those. */
+function recordingDriver(driver: SqlDriver, log: Query[]): SqlDriver {
+  return {
+    ...driver,
+    query<Row>(sql: string, params: unknown[] = []) {
+      log.push({ sql, params });
+      return driver.query<Row>(sql, params);
+    },
+  };
+}
+
+async function httpLookup(server: RunningServer, key: string): Promise<number> {
+  const response = await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(key)}`);
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET /api/v1/keys/${key}: ${response.status} ${body.slice(0, 300)}`);
+  return Buffer.byteLength(body);
+}
+
+interface InProcess {
+  total: Timings;
+  load: Timings;
+  diagnose: Timings;
+  render: Timings;
+  json: Timings;
+  events: number[];
+  context: number[];
+  queries: Query[][];
+}
+
+function inProcessTimings(): InProcess {
+  return { total: new Timings(), load: new Timings(), diagnose: new Timings(), render: new Timings(), json: new Timings(), events: [], context: [], queries: [] };
+}
+
+/** keyReport's steps with a clock around each, then the JSON the route sends: where the time goes, without HTTP. */
+async function inProcessLookup(driver: SqlDriver, key: string, into: InProcess): Promise<void> {
+  const queries: Query[] = [];
+  const t0 = performance.now();
+  const [input] = await loadDiagnosisInputs(recordingDriver(driver, queries), [key]);
+  if (!input) throw new Error(`no events for ${key}`);
+  const t1 = performance.now();
+  const diagnosis = diagnoseKey(input);
+  const t2 = performance.now();
+  const report = renderReport(key, input.events, input.context, input.contextTruncated, diagnosis, { locale: "en" });
+  const t3 = performance.now();
+  JSON.stringify(report);
+  const t4 = performance.now();
+  into.load.add(t1 - t0);
+  into.diagnose.add(t2 - t1);
+  into.render.add(t3 - t2);
+  into.json.add(t4 - t3);
+  into.total.add(t4 - t0);
+  into.events.push(input.events.length);
+  into.context.push(input.context.length);
+  into.queries.push(queries);
+}
+
+async function replay(driver: SqlDriver, queries: Query[]): Promise<void> {
+  for (const q of queries) await driver.query(q.sql, q.params);
+}
+
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+
+function printRow(label: string, t: Timings): void {
+  const s = t.stats();
+  console.log(`${label.padEnd(58)}${[s.p50, s.p95, s.p99, s.max].map((v) => ms(v).padStart(9)).join("")}`);
+}
+
+const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
+
+async function measure(driver: SqlDriver, url: string): Promise<void> {
+  const keys = await sampleKeys(driver, WARMUP + KEYS);
+  const [warm, measured] = [keys.slice(0, WARMUP), keys.slice(WARMUP)];
+  console.log("starting next start with DUPSCOPE_DIAGNOSIS_INTERVAL_MS=0: the background diagnosis worker is off, so it does not compete with the measurement …");
+  // next start serves the build in its working directory.
+  process.chdir(ROOT);
+  const server = await startServer({ DATABASE_URL: url, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "0" });
+  try {
+    const scratch = inProcessTimings();
+    for (const key of warm) {
+      await httpLookup(server, key);
+      await inProcessLookup(driver, key, scratch);
+    }
+    for (const queries of scratch.queries) await replay(driver, queries);
+    console.log(`warmed up with ${warm.length} keys; measuring ${measured.length} keys one at a time (${load()})`);
+
+    const http = new Timings();
+    const bytes: number[] = [];
+    for (const key of measured) bytes.push(await http.time(() => httpLookup(server, key)));
+
+    const local = inProcessTimings();
+    for (const key of measured) await inProcessLookup(driver, key, local);
+
+    const sql = new Timings();
+    for (const queries of local.queries) await sql.time(() => replay(driver, queries));
+    const indexed = new Timings();
+    for (const key of measured) await indexed.time(() => driver.query(`SELECT ${EVENT_SELECT} FROM events WHERE biz_key = $1`, [key]));
+
+    console.log(`measured (${load()}; other processes on the machine share its cores with the server, PostgreSQL and this one)`);
+    console.log("");
+    console.log(`${`latency over ${fmt(measured.length)} random keys (ms)`.padEnd(58)}${["p50", "p95", "p99", "max"].map((h) => h.padStart(9)).join("")}`);
+    printRow("GET /api/v1/keys/{bizKey} over HTTP, end to end", http);
+    printRow("same lookup in process (no HTTP): keyReport + JSON", local.total);
+    printRow("  loadDiagnosisInputs (SQL + rows to events)", local.load);
+    printRow("  diagnoseKey", local.diagnose);
+    printRow("  renderReport", local.render);
+    printRow("  JSON.stringify", local.json);
+    printRow(`bare SQL: loadDiagnosisInputs' ${median(local.queries.map((q) => q.length))} queries, from Node`, sql);
+    printRow("bare SQL: SELECT … FROM events WHERE biz_key = $1", indexed);
+    console.log("");
+    console.log(
+      `per key (median): ${median(local.events)} events (own + keyless naming its msgIds), ${median(local.context)} context events, ` +
+        `${fmt(median(bytes))} bytes of JSON`,
+    );
+    const p95 = http.stats().p95;
+    console.log(`${p95 < TARGET_P95_MS ? "PASS" : "FAIL"}: HTTP p95 ${ms(p95)} ms (target < ${TARGET_P95_MS} ms)`);
+  } finally {
+    await server.stop();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------ main
+
+if (!existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+  console.error("no build of the app: run `npm run build` first (the benchmark measures `next start` of the built app)");
+  process.exit(1);
+}
+const { url, driver } = REUSE ? { url: benchUrl(), driver: await openPgWriter(benchUrl()) } : await freshDatabase();
+try {
+  if (REUSE) console.log(`reusing ${DATABASE} on ${new URL(ADMIN_URL).host} as it is`);
+  else {
+    console.log(`filling ${DATABASE} on ${new URL(ADMIN_URL).host} with ~${fmt(EVENTS)} simulated events (scenario all, ${fmt(CHUNK_KEYS)} keys a run) …`);
+    await fill(driver);
+  }
+  await reportStore(driver);
+  await measure(driver, url);
+} finally {
+  await driver.close();
+  if (KEEP) console.log(`kept ${DATABASE}: ${url}`);
+  else await adminQuery(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
+}
