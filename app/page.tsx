@@ -1,38 +1,104 @@
+import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
+import { CauseWidget, FunnelWidget, GapWidget, Kpis, LeaksWidget, OutcomeWidget, RateWidget } from "@/app/_overview/widgets.tsx";
+import { DemoLoader } from "@/components/DemoLoader.tsx";
+import { FilterBar } from "@/components/FilterBar.tsx";
+import { LiveFeed } from "@/components/LiveFeed.tsx";
 import { SearchBox } from "@/components/SearchBox.tsx";
-import { formatTs } from "@/lib/format/time.ts";
+import { WidgetSkeleton } from "@/components/Widget.tsx";
+import { requestText } from "@/lib/i18n/request.ts";
+import { filterQuery, parseFilters, type Filters, type SearchParams } from "@/lib/queries/filters.ts";
+import { filterChoices, storeState } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
-import { storeOverview } from "@/lib/store/overview.ts";
 
 export const dynamic = "force-dynamic";
 
-export default async function HomePage() {
-  const store = await getStore();
-  const overview = await storeOverview(store);
+type Props = { searchParams: Promise<SearchParams> };
+
+export async function generateMetadata({ searchParams }: Props): Promise<Metadata> {
+  // The root layout's title template does not apply to its own segment's page.
+  return { title: { absolute: `${(await requestText((await searchParams).lang)).t.overview.title} · dupscope` } };
+}
+
+const DAY = 24 * 3_600_000;
+
+function liveQuery(f: Filters): string {
+  const params = new URLSearchParams();
+  for (const name of ["group", "topic", "cause"] as const) if (f[name]) params.set(name, f[name]);
+  return params.size > 0 ? `?${params}` : "";
+}
+
+export default async function OverviewPage({ searchParams }: Props) {
+  const sp = await searchParams;
+  const { locale, t } = await requestText(sp.lang);
+  const { driver } = await getStore();
+  const state = await storeState(driver);
+  if (!state.hasEvents) {
+    return (
+      <>
+        <h1>{t.overview.heading}</h1>
+        <section className="empty" aria-labelledby="empty-title">
+          <h2 id="empty-title">{t.empty.title}</h2>
+          <p>{t.empty.body}</p>
+          <p className="muted">{t.empty.ingest}</p>
+        </section>
+        <section className="empty" aria-labelledby="demo-title">
+          <h2 id="demo-title">{t.empty.demoTitle}</h2>
+          <p>{t.empty.demoBody}</p>
+          <DemoLoader locale={locale} tokenRequired={Boolean(process.env.DUPSCOPE_INGEST_TOKEN)} />
+          <p className="muted">
+            <code>npm run demo</code> — {t.empty.demoCli}
+          </p>
+        </section>
+      </>
+    );
+  }
+
+  const f = parseFilters(sp, Date.now());
+  const choices = await filterChoices(driver, f);
+  const skeleton = (id: string, title: string) => <WidgetSkeleton id={id} title={title} label={t.states.loading} />;
+  const props = { f, locale };
   return (
     <>
-      <h1>Why was it consumed twice?</h1>
-      <p className="muted">Look up a business key (order id, payment id…) to see every event dupscope holds for it, in time order.</p>
-      <SearchBox autoFocus />
-      <p className="muted">
-        {overview.events.toLocaleString("en-US")} events stored ({store.config.mode === "embedded" ? "embedded store" : "PostgreSQL"}).
-      </p>
-      {overview.recentKeys.length === 0 ? (
-        <p>
-          No events yet. Post normalized events to <code>/api/v1/events</code> (see the README and <code>docs/event-model.md</code>).
+      <h1>{t.overview.heading}</h1>
+      <p className="muted">{t.overview.intro}</p>
+      <SearchBox id="q-home" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} />
+      <FilterBar action="/" f={f} choices={choices} t={t} locale={locale} />
+      <p className="muted range">{t.filters.showing(new Date(f.from).toISOString().slice(0, 16).replace("T", " "), new Date(f.to).toISOString().slice(0, 16).replace("T", " "))}</p>
+      {state.newestDuplicate !== null && state.newestDuplicate < f.from ? (
+        <p role="status" className="notice">
+          {t.overview.noDuplicates} {t.overview.newestIs(new Date(state.newestDuplicate).toISOString().slice(0, 16).replace("T", " "))}{" "}
+          <Link href={`/${filterQuery(f, { range: "custom", from: state.newestDuplicate - DAY, to: state.newestDuplicate + 60_000 })}`}>{t.overview.showNewest}</Link>
         </p>
-      ) : (
-        <>
-          <h2>Recent keys</h2>
-          <ul>
-            {overview.recentKeys.map((k) => (
-              <li key={k.bizKey}>
-                <Link href={`/keys/${encodeURIComponent(k.bizKey)}`}>{k.bizKey}</Link> <span className="muted">last event {formatTs(k.lastTs, "ms")} UTC</span>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      ) : null}
+      <Suspense fallback={<div className="kpis skeleton">{t.states.loading}</div>}>
+        <Kpis {...props} />
+      </Suspense>
+      <LiveFeed locale={locale} query={liveQuery(f)} />
+      <div className="widgets">
+        <Suspense fallback={skeleton("by-cause", t.overview.byCause)}>
+          <CauseWidget {...props} />
+        </Suspense>
+        <Suspense fallback={skeleton("outcomes", t.overview.outcomes)}>
+          <OutcomeWidget {...props} />
+        </Suspense>
+        <Suspense fallback={skeleton("funnel", t.overview.funnel)}>
+          <FunnelWidget {...props} />
+        </Suspense>
+        <Suspense fallback={skeleton("gaps", t.overview.gaps)}>
+          <GapWidget {...props} />
+        </Suspense>
+        <Suspense fallback={skeleton("top-group", t.overview.topGroups)}>
+          <RateWidget {...props} by="group" />
+        </Suspense>
+        <Suspense fallback={skeleton("top-topic", t.overview.topTopics)}>
+          <RateWidget {...props} by="topic" />
+        </Suspense>
+        <Suspense fallback={skeleton("leaks", t.overview.latestLeaks)}>
+          <LeaksWidget {...props} />
+        </Suspense>
+      </div>
     </>
   );
 }

@@ -3,7 +3,11 @@ import { formatTs } from "@/lib/format/time.ts";
 
 const yesNo = (value: boolean | null) => (value === null ? "" : value ? "yes" : "no");
 
-export function EventTable({ events }: { events: NormalizedEvent[] }) {
+/**
+ * Raw events, one row each, under their event-model field names. Each row is the target of the timeline's marks
+ * (`#ev-<id>`) and unfolds the event's detail: the collector's record (trace record, log template, broker line).
+ */
+export function EventTable({ events, recordLabel }: { events: NormalizedEvent[]; recordLabel: string }) {
   return (
     <div className="table-wrap">
       <table className="events">
@@ -27,7 +31,7 @@ export function EventTable({ events }: { events: NormalizedEvent[] }) {
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>
-              <td className="mono" title={`${e.ts} (${e.tsPrecision} precision)`}>
+              <td id={`ev-${e.id}`} className="mono" title={`${e.ts} (${e.tsPrecision} precision)`}>
                 {formatTs(e.ts, e.tsPrecision)}
               </td>
               <td>{e.kind}</td>
@@ -41,7 +45,15 @@ export function EventTable({ events }: { events: NormalizedEvent[] }) {
               <td>{e.retryTimes}</td>
               <td>{yesNo(e.redelivered)}</td>
               <td>{yesNo(e.success)}</td>
-              <td className="mono">{e.source}</td>
+              <td className="mono raw">
+                <details>
+                  <summary>{e.source}</summary>
+                  <span className="muted">
+                    {recordLabel} <code>{e.id}</code>
+                  </span>
+                  <pre>{JSON.stringify(e.detail, null, 2)}</pre>
+                </details>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -1,12 +1,15 @@
-/** A plain GET form, so lookup works before (and without) JavaScript. */
-export function SearchBox({ defaultValue = "", autoFocus = false }: { defaultValue?: string; autoFocus?: boolean }) {
+/**
+ * A plain GET form to /keys, so lookup works before (and without) JavaScript; /keys resolves a msgId or an
+ * offsetMsgId to its business key.
+ */
+export function SearchBox({ id, label, placeholder, button, defaultValue = "", autoFocus = false }: { id: string; label: string; placeholder: string; button: string; defaultValue?: string; autoFocus?: boolean }) {
   return (
     <form className="search" action="/keys" method="get" role="search">
-      <label htmlFor="q" className="visually-hidden" hidden>
-        Business key
+      <label htmlFor={id} className="visually-hidden">
+        {label}
       </label>
-      <input id="q" name="q" type="search" required placeholder="bizKey, e.g. ORDER-20261130-0001" defaultValue={defaultValue} autoFocus={autoFocus} aria-label="Business key" />
-      <button type="submit">Look up</button>
+      <input id={id} name="q" type="search" required placeholder={placeholder} defaultValue={defaultValue} autoFocus={autoFocus} autoComplete="off" spellCheck={false} />
+      <button type="submit">{button}</button>
     </form>
   );
 }

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
-const SOURCES = ["app", "components", "lib", "collectors", "public", "instrumentation.ts", "instrumentation-node.ts", "next.config.js", "tsconfig.json", "package-lock.json", "prisma/schema.prisma"];
+const SOURCES = ["app", "components", "lib", "collectors", "public", "instrumentation.ts", "instrumentation-node.ts", "proxy.ts", "next.config.js", "tsconfig.json", "package-lock.json", "prisma/schema.prisma"];
 
 function newestMtime(entry) {
   if (!existsSync(entry)) return 0;

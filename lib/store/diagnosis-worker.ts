@@ -1,3 +1,4 @@
+import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
 import type { SqlDriver } from "./driver.ts";
 import { processQueueStep } from "./diagnoses.ts";
@@ -33,6 +34,8 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
         const step = await processQueueStep(driver);
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
+        // Open dashboards hear of each step, not only the end of a long backlog.
+        if (step.keysDiagnosed > 0) liveChannel().publish({ type: "diagnosed", keys: step.keysDiagnosed, at: Date.now() });
         await new Promise((resolve) => setImmediate(resolve));
       }
       if (diagnosed > 0) log.info({ keys: diagnosed, ms: Date.now() - started }, "diagnosed keys");

@@ -1,85 +1,156 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
+import { RedisMarkers } from "@/app/_key/RedisMarkers.tsx";
 import { EventTable } from "@/components/EventTable.tsx";
-import { keyReport } from "@/lib/api/key-report.ts";
+import { Timeline } from "@/components/timeline/Timeline.tsx";
+import type { KeyReport } from "@/lib/api/key-report.ts";
+import { defectName, type Locale } from "@/lib/diagnosis/messages.ts";
+import { pathParam } from "@/lib/format/path-param.ts";
+import type { Dictionary } from "@/lib/i18n/dictionary.ts";
+import { verdictHeadline } from "@/lib/i18n/headline.ts";
+import { requestText } from "@/lib/i18n/request.ts";
+import { keyPage } from "@/lib/queries/key.ts";
 import { getStore } from "@/lib/store/index.ts";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ bizKey: string }> };
+type Props = { params: Promise<{ bizKey: string }>; searchParams: Promise<{ lang?: string; via?: string; q?: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: (await params).bizKey };
+  return { title: pathParam((await params).bizKey) };
 }
 
-export default async function KeyPage({ params }: Props) {
-  const key = (await params).bizKey;
-  const report = await keyReport((await getStore()).driver, key);
-  if (!report) {
+const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
+
+function Verdicts({ report, t, locale }: { report: KeyReport; t: Dictionary; locale: Locale }) {
+  if (report.duplicates.length === 0 && report.lost.length === 0) {
     return (
-      <>
-        <h1>
-          <span className="muted">key</span> <span className="mono">{key}</span>
-        </h1>
-        <p role="status">
-          No events for <code>{key}</code>. Keys are case-sensitive; check that its consumer logs and traces were ingested.
-        </p>
-      </>
+      <p className="headline" data-testid="verdict-headline">
+        {t.key.noDuplicate}
+        {report.normalRetries.length > 0 ? ` ${t.key.normalRetries(report.normalRetries.length)}` : ""}
+      </p>
     );
   }
   return (
     <>
-      <h1>
-        <span className="muted">key</span> <span className="mono">{key}</span>
-      </h1>
+      {report.duplicates.map((v) => (
+        <article key={v.deliveries.join("-")} className={`verdict ${v.outcome}`} data-cause={v.cause} data-outcome={v.outcome}>
+          <p className="headline" data-testid="verdict-headline">
+            {verdictHeadline(v, locale).map((s, i) => (s.strong ? <strong key={i}>{s.text}</strong> : <span key={i}>{s.text}</span>))}
+          </p>
+          <p className="muted verdict-summary">{v.summary}</p>
+        </article>
+      ))}
+      {report.lost.map((l) => (
+        <article key={l.deliveries.join("-")} className="verdict lost">
+          <p className="headline" data-testid="verdict-headline">
+            <strong>{t.key.lost}</strong>
+            {l.defect ? ` (${defectName(l.defect, locale)})` : ""}: {t.key.lostTail}.
+          </p>
+          <ul>
+            {l.evidence.map((e, i) => (
+              <li key={i}>{e.text}</li>
+            ))}
+          </ul>
+        </article>
+      ))}
+    </>
+  );
+}
+
+export default async function KeyPage({ params, searchParams }: Props) {
+  const key = pathParam((await params).bizKey);
+  const sp = await searchParams;
+  const { locale, t } = await requestText(sp.lang);
+  const data = await keyPage((await getStore()).driver, key, locale);
+  const title = (
+    <h1>
+      <span className="muted">{t.key.label}</span> <span className="mono">{key}</span>
+    </h1>
+  );
+  if (!data) {
+    return (
+      <>
+        {title}
+        <p role="status">{t.key.notFound(key)}</p>
+      </>
+    );
+  }
+  const { report, timeline } = data;
+  const advice = report.findings.flatMap((f) => f.adviceText);
+  const facts = {
+    bizKey: key,
+    msgIds: uniq(report.events.map((e) => e.msgId)),
+    groups: uniq(report.deliveries.map((d) => d.group)),
+    topics: uniq(report.events.map((e) => e.topic)),
+  };
+  return (
+    <>
+      {title}
+      {sp.via && sp.q ? <p className="muted">{t.key.foundVia(sp.via, sp.q)}</p> : null}
       <section aria-labelledby="verdicts">
-        <h2 id="verdicts">Verdict</h2>
-        {report.duplicates.length === 0 && report.lost.length === 0 ? (
-          <p>No duplicate: every delivery of this key is accounted for{report.normalRetries.length > 0 ? ` (${report.normalRetries.length} normal retry after a clean failure)` : ""}.</p>
-        ) : null}
-        {report.duplicates.map((v) => (
-          <article key={v.deliveries.join("-")} className="verdict">
-            <p className="verdict-summary">{v.summary}</p>
-            <ul>
-              {v.evidence.map((e, i) => (
-                <li key={i}>{e.text}</li>
-              ))}
-            </ul>
-          </article>
-        ))}
-        {report.lost.map((l) => (
-          <article key={l.deliveries.join("-")} className="verdict lost">
-            <p className="verdict-summary">Lost message{l.defect ? ` (${l.defect})` : ""}: the business never ran.</p>
-            <ul>
-              {l.evidence.map((e, i) => (
-                <li key={i}>{e.text}</li>
-              ))}
-            </ul>
-          </article>
-        ))}
-        {report.missing.length > 0 ? (
-          <>
-            <h3>Missing data</h3>
-            <ul>
-              {report.missing.map((m, i) => (
-                <li key={i}>{m.text}</li>
-              ))}
-            </ul>
-          </>
-        ) : null}
+        <h2 id="verdicts" className="visually-hidden">
+          {t.key.verdict}
+        </h2>
+        <Verdicts report={report} t={t} locale={locale} />
       </section>
-      <h2>Events</h2>
-      <p className="muted">{report.events.length} events, oldest first.</p>
-      <EventTable events={report.events} />
-      <h2>Around them</h2>
+      {timeline.lanes.length > 0 ? (
+        <section aria-labelledby="timeline-title">
+          <h2 id="timeline-title">{t.key.timeline}</h2>
+          <p className="muted note">{t.key.timelineNote(new Date(timeline.start).toISOString().slice(0, 23).replace("T", " "))}</p>
+          <Timeline data={timeline} t={t} locale={locale} />
+        </section>
+      ) : null}
+      {report.duplicates.length > 0 ? (
+        <section aria-labelledby="evidence-title">
+          <h2 id="evidence-title">{t.key.evidence}</h2>
+          {report.duplicates.map((v) => (
+            <div key={v.deliveries.join("-")} className="evidence">
+              {report.duplicates.length > 1 ? <h3 className="mono">{v.deliveries.join(" → ")}</h3> : null}
+              <ul>
+                {v.evidence.map((e, i) => (
+                  <li key={i} data-role={e.role}>
+                    <span className="role-tag">{t.key.roles[e.role]}</span> {e.text}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </section>
+      ) : null}
+      {report.missing.length > 0 ? (
+        <section aria-labelledby="missing-title">
+          <h2 id="missing-title">{t.key.missing}</h2>
+          <ul>
+            {report.missing.map((m, i) => (
+              <li key={i}>{m.text}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {advice.length > 0 ? (
+        <section aria-labelledby="advice-title">
+          <h2 id="advice-title">{t.key.advice}</h2>
+          <ul>
+            {advice.map((a, i) => (
+              <li key={i}>{a}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <Suspense fallback={<p className="muted">{t.states.loading}</p>}>
+        <RedisMarkers facts={facts} locale={locale} />
+      </Suspense>
+      <h2>{t.key.events}</h2>
+      <p className="muted">{t.key.eventsCount(report.events.length)}</p>
+      <EventTable events={report.events} recordLabel={t.key.showRecord} />
+      <h2>{t.key.context}</h2>
       {report.context.length === 0 ? (
-        <p className="muted">No rebalance or lifecycle events of these consumer groups and hosts around this key&apos;s events.</p>
+        <p className="muted">{t.key.contextNone}</p>
       ) : (
         <>
-          <p className="muted">
-            {report.context.length} rebalance, lifecycle and keyless events of the same groups and hosts from 2 minutes before to 3 minutes after
-            {report.contextTruncated ? " (the first ones only: the window is crowded)" : ""}.
-          </p>
-          <EventTable events={report.context} />
+          <p className="muted">{t.key.contextCount(report.context.length, report.contextTruncated)}</p>
+          <EventTable events={report.context} recordLabel={t.key.showRecord} />
         </>
       )}
     </>

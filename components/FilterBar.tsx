@@ -1,0 +1,75 @@
+import type { ReactNode } from "react";
+import { CAUSES } from "@/lib/diagnosis/vocabulary.ts";
+import { causeName, type Locale } from "@/lib/diagnosis/messages.ts";
+import type { Dictionary } from "@/lib/i18n/dictionary.ts";
+import { RANGE_PRESETS, toDatetimeLocal, type Filters, type RangeKey } from "@/lib/queries/filters.ts";
+
+/**
+ * The filters as a plain GET form: they land in the URL (shareable, back-button friendly) and work without
+ * JavaScript. The custom from/to apply when the range is "custom".
+ */
+export function FilterBar({ action, f, choices, t, locale, extra, fixedGroup = false }: { action: string; f: Filters; choices: { groups: string[]; topics: string[] }; t: Dictionary; locale: Locale; extra?: ReactNode; fixedGroup?: boolean }) {
+  const ranges: RangeKey[] = [...(Object.keys(RANGE_PRESETS) as RangeKey[]), "custom"];
+  return (
+    <form className="filters" method="get" action={action} aria-label={t.filters.legend}>
+      <div className="field">
+        <label htmlFor="f-range">{t.filters.range}</label>
+        <select id="f-range" name="range" defaultValue={f.range}>
+          {ranges.map((r) => (
+            <option key={r} value={r}>
+              {t.filters.ranges[r]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="f-from">{t.filters.from}</label>
+        <input id="f-from" name="from" type="datetime-local" defaultValue={toDatetimeLocal(f.from)} />
+      </div>
+      <div className="field">
+        <label htmlFor="f-to">{t.filters.to}</label>
+        <input id="f-to" name="to" type="datetime-local" defaultValue={toDatetimeLocal(f.to)} />
+      </div>
+      {fixedGroup ? null : (
+        <div className="field">
+          <label htmlFor="f-group">{t.filters.group}</label>
+          <select id="f-group" name="group" defaultValue={f.group ?? ""}>
+            <option value="">{t.filters.allGroups}</option>
+            {choices.groups.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <div className="field">
+        <label htmlFor="f-topic">{t.filters.topic}</label>
+        <select id="f-topic" name="topic" defaultValue={f.topic ?? ""}>
+          <option value="">{t.filters.allTopics}</option>
+          {choices.topics.map((topic) => (
+            <option key={topic} value={topic}>
+              {topic}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="f-cause">{t.filters.cause}</label>
+        <select id="f-cause" name="cause" defaultValue={f.cause ?? ""}>
+          <option value="">{t.filters.allCauses}</option>
+          {CAUSES.map((c) => (
+            <option key={c} value={c}>
+              {causeName(c, locale)}
+            </option>
+          ))}
+        </select>
+      </div>
+      {extra}
+      <div className="field actions">
+        <button type="submit">{t.filters.apply}</button>
+        <a href={action}>{t.filters.reset}</a>
+      </div>
+    </form>
+  );
+}

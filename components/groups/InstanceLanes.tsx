@@ -1,0 +1,80 @@
+import type { Dictionary } from "@/lib/i18n/dictionary.ts";
+import type { InstanceSpan, MembershipChange } from "@/lib/groups/membership.ts";
+import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
+import { timeScale } from "@/lib/timeline/scale.ts";
+
+const SYMBOLS: Record<MembershipChange, string> = { joined: "⊕", left: "⊖", vanished: "⚡" };
+const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left", vanished: "vanished" };
+
+const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
+const utc = (ts: number) => `${new Date(ts).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+
+/** A group's processes as bars over the chosen range, with membership changes marked and a row of rebalances. */
+export function InstanceLanes({ spans, episodes, from, to, t }: { spans: InstanceSpan[]; episodes: RebalanceEpisode[]; from: number; to: number; t: Dictionary }) {
+  const scale = timeScale(from, to, 0.01);
+  const axisTick = (ts: number) => new Date(ts).toISOString().slice(to - from > 86_400_000 ? 5 : 11, 16).replace("T", " ");
+  return (
+    <div className="timeline groups-lanes" data-testid="instances">
+      <div className="tl-inner">
+        {spans.map((s) => (
+          <div key={s.instance} className="tl-lane" data-instance={s.instance}>
+            <div className="tl-label mono">{s.instance}</div>
+            <div className="tl-track">
+              <span className="tl-span" style={{ left: pct(scale.position(s.first)), width: pct(Math.max(scale.position(s.last) - scale.position(s.first), 0.004)) }} title={`${s.instance}: ${utc(s.first)} – ${utc(s.last)}`} />
+              {s.changes.map((c) => {
+                const text = `${t.groups.instanceStates[c.change]} · ${utc(c.ts)}`;
+                return (
+                  <span key={c.eventId} className={`tl-mark k-${KIND[c.change]}`} style={{ left: pct(scale.position(c.ts)) }} title={text} role="img" aria-label={text} tabIndex={0}>
+                    <span aria-hidden="true">{SYMBOLS[c.change]}</span>
+                  </span>
+                );
+              })}
+            </div>
+          </div>
+        ))}
+        <div className="tl-lane" data-lane="rebalances">
+          <div className="tl-label muted">{t.groups.rebalances}</div>
+          <div className="tl-track">
+            {episodes.map((e) => {
+              const text = `${t.groups.rebalances} · ${utc(e.start)} · ${t.groups.episodeMoves(e.moves.length)}`;
+              return (
+                <a key={e.start} href={`#episode-${e.start}`} className="tl-mark k-rebalance" style={{ left: pct(scale.position(e.start)) }} title={text} aria-label={text}>
+                  <span aria-hidden="true">⇄</span>
+                </a>
+              );
+            })}
+          </div>
+        </div>
+        <div className="tl-axis" aria-hidden="true">
+          <div className="tl-label" />
+          <div className="tl-track">
+            {[0, 0.25, 0.5, 0.75, 1].map((f) => {
+              const ts = from + f * (to - from);
+              return (
+                <span key={f} className="tl-tick" style={{ left: pct(scale.position(ts)) }}>
+                  {axisTick(ts)}
+                </span>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+      <ul className="tl-legend" aria-label={t.timeline.legend}>
+        {(Object.keys(SYMBOLS) as MembershipChange[]).map((c) => (
+          <li key={c}>
+            <span className={`k-${KIND[c]}`} aria-hidden="true">
+              {SYMBOLS[c]}
+            </span>{" "}
+            {t.groups.instanceStates[c]}
+          </li>
+        ))}
+        <li>
+          <span className="k-rebalance" aria-hidden="true">
+            ⇄
+          </span>{" "}
+          {t.groups.rebalances}
+        </li>
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+import { formatDuration } from "@/lib/format/duration.ts";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Dictionary } from "@/lib/i18n/dictionary.ts";
+import { focusScale } from "@/lib/timeline/scale.ts";
+import type { ConsumeSpan, Lane, Mark, MarkKind, Timeline as TimelineData } from "@/lib/timeline/to-lanes.ts";
+
+/**
+ * Draws a key's swim lanes (lib/timeline/to-lanes.ts) on a time scale (lib/timeline/scale.ts) that cuts long
+ * empty stretches out: HTML boxes placed by percentage, so text stays crisp at any width and every mark is a link
+ * to its raw event (keyboard reachable, with its description as the accessible name). Shapes differ per kind, so
+ * color is never the only cue.
+ */
+
+const SYMBOLS: Record<MarkKind, string> = {
+  publish: "▲",
+  send: "↻",
+  ack: "✓",
+  dedup_pass: "○",
+  dedup_hit: "⊘",
+  dedup_released: "↺",
+  effect: "★",
+  effect_failed: "✗",
+  rebalance: "⇄",
+  joined: "⊕",
+  left: "⊖",
+  vanished: "⚡",
+  lifecycle: "•",
+  transaction: "◇",
+};
+
+const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
+const utc = (ts: number) => new Date(ts).toISOString().slice(11, 23);
+
+/** Marks closer than this share of the track are staggered up and down so both stay clickable. */
+const CROWDED = 0.012;
+
+function stagger(marks: Mark[], position: (ts: number) => number): number[] {
+  let previous = -1;
+  let row = 0;
+  return marks.map((m) => {
+    const x = position(m.ts);
+    row = x - previous < CROWDED ? (row + 1) % 3 : 0;
+    previous = x;
+    return row;
+  });
+}
+
+export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionary; locale: Locale }) {
+  const scale = focusScale(data.lanes.flatMap((l) => [...l.spans.flatMap((s) => (s.end === null ? [s.start] : [s.start, s.end])), ...l.marks.map((m) => m.ts)]));
+  const markText = (m: Mark) => `${t.timeline.marks[m.kind]}${m.note ? ` (${m.note})` : ""} · ${utc(m.ts)} UTC`;
+  const spanText = (s: ConsumeSpan, lane: Lane) =>
+    [
+      `${t.timeline.consume} ${s.deliveryId}`,
+      lane.label,
+      s.retryTimes ? t.timeline.retry(s.retryTimes) : null,
+      s.direct ? t.timeline.direct : null,
+      t.timeline.statuses[s.status],
+      s.end === null ? t.timeline.open : formatDuration(s.end - s.start, locale),
+      `${utc(s.start)} UTC`,
+    ]
+      .filter(Boolean)
+      .join(" · ");
+  const gapLines = [...new Set(data.gaps.flatMap((g) => [g.from, g.to]))];
+  return (
+    <div className="timeline" data-testid="timeline">
+      <div className="tl-inner">
+        <div className="tl-body" style={{ position: "relative" }}>
+          {data.lanes.map((lane) => {
+            const rows = stagger(lane.marks, scale.position);
+            return (
+              <div key={lane.id} className="tl-lane" data-lane={lane.role} data-instance={lane.label}>
+                <div className="tl-label">
+                  <span className="role">
+                    {t.timeline.lanes[lane.role]}
+                    {lane.groups.length > 0 ? ` · ${lane.groups.join(", ")}` : ""}
+                  </span>
+                  <span className="mono">{lane.label}</span>
+                </div>
+                <div className="tl-track">
+                  {lane.spans.map((s) => {
+                    const x1 = scale.position(s.start);
+                    const x2 = s.end === null ? Math.min(1, x1 + 0.02) : scale.position(s.end);
+                    return (
+                      <a
+                        key={s.deliveryId}
+                        href={`#ev-${s.eventId}`}
+                        className={`tl-span ${s.status}${s.end === null ? " open" : ""}`}
+                        style={{ left: pct(x1), width: pct(Math.max(x2 - x1, 0)) }}
+                        title={spanText(s, lane)}
+                        aria-label={spanText(s, lane)}
+                      />
+                    );
+                  })}
+                  {lane.marks.map((m, i) => (
+                    <a
+                      key={`${m.eventId}-${i}`}
+                      href={`#ev-${m.eventId}`}
+                      className={`tl-mark k-${m.kind}${m.context ? " context" : ""}`}
+                      style={{ left: pct(scale.position(m.ts)), top: `${0.55 + (rows[i] === 1 ? -0.5 : rows[i] === 2 ? 0.5 : 0)}rem` }}
+                      title={markText(m)}
+                      aria-label={markText(m)}
+                    >
+                      <span aria-hidden="true">{SYMBOLS[m.kind]}</span>
+                    </a>
+                  ))}
+                </div>
+              </div>
+            );
+          })}
+          <div className="tl-overlay" aria-hidden="true">
+            {scale.breaks.map((b) => (
+              <div key={b.position} className="tl-break" style={{ left: pct(b.position) }} />
+            ))}
+            {gapLines.map((ts) => (
+              <div key={ts} className="tl-gapline" style={{ left: pct(scale.position(ts)) }} />
+            ))}
+          </div>
+        </div>
+        {data.gaps.map((g) => {
+          const x1 = scale.position(Math.min(g.from, g.to));
+          const x2 = scale.position(Math.max(g.from, g.to));
+          const label = `${t.timeline.gap} ${formatDuration(g.gapMs, locale)}`;
+          return (
+            <div key={`${g.duplicate}`} className="tl-gaprow" data-testid="timeline-gap">
+              <div className="tl-label muted">{t.timeline.gap}</div>
+              <div className="tl-track">
+                <div className="tl-gap" style={{ left: pct(x1), width: pct(x2 - x1) }} />
+                <div className="tl-gap-label" style={{ left: pct((x1 + x2) / 2) }}>
+                  {label}
+                </div>
+              </div>
+            </div>
+          );
+        })}
+        <div className="tl-axis" aria-hidden="true">
+          <div className="tl-label muted mono">{utc(data.start)}</div>
+          <div className="tl-track">
+            {scale.ticks(6).map((tick) => (
+              <span key={tick.offsetMs} className="tl-tick" style={{ left: pct(tick.position) }}>
+                +{formatDuration(tick.offsetMs, locale)}
+              </span>
+            ))}
+            {scale.breaks.map((b) => (
+              <span key={b.position} className="tl-break-label" style={{ left: pct(b.position) }} title={t.timeline.skipped(formatDuration(b.skippedMs, locale))}>
+                ≈
+              </span>
+            ))}
+          </div>
+        </div>
+      </div>
+      <ul className="tl-legend" aria-label={t.timeline.legend}>
+        {(Object.keys(SYMBOLS) as MarkKind[])
+          .filter((k) => data.lanes.some((l) => l.marks.some((m) => m.kind === k)))
+          .map((k) => (
+            <li key={k}>
+              <span className={`k-${k}`} aria-hidden="true">
+                {SYMBOLS[k]}
+              </span>{" "}
+              {t.timeline.marks[k]}
+            </li>
+          ))}
+      </ul>
+    </div>
+  );
+}

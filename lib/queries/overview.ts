@@ -1,0 +1,256 @@
+import { CAUSES, DEDUP_LAYERS, type Cause, type DedupLayer } from "../diagnosis/vocabulary.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import type { Filters } from "./filters.ts";
+import { bucketStarts, keyWhere, num, Params, verdictWhere } from "./sql.ts";
+
+/**
+ * One function per widget of the overview (`/`), each one indexed query over the stored verdicts and key
+ * diagnoses in the filters' range. Shaping (dense buckets, funnel stages, histogram bins) happens here so the
+ * chart components only draw. Over a big store a 7-day range reads every verdict of the week: rollups are a later
+ * step.
+ */
+
+export interface StoreState {
+  hasEvents: boolean;
+  /** The newest duplicate, to point at data when the chosen range is empty. */
+  newestDuplicate: number | null;
+}
+
+export async function storeState(driver: SqlDriver): Promise<StoreState> {
+  const [row] = await driver.query<{ any: boolean; newest: unknown }>(`SELECT EXISTS (SELECT 1 FROM events) AS any, (SELECT max(second_ts) FROM verdicts) AS newest`);
+  return { hasEvents: Boolean(row?.any), newestDuplicate: row?.newest === null || row?.newest === undefined ? null : num(row.newest) };
+}
+
+export interface Totals {
+  keys: number;
+  keysWithDuplicates: number;
+  duplicates: number;
+  caught: number;
+  leaked: number;
+  unknown: number;
+  lost: number;
+}
+
+export async function totals(driver: SqlDriver, f: Filters): Promise<Totals> {
+  const p = new Params();
+  const v = verdictWhere(f, p);
+  const k = keyWhere(f, p);
+  const [row] = await driver.query<Record<string, unknown>>(
+    `SELECT d.*, k.* FROM
+       (SELECT count(*) AS duplicates, count(DISTINCT biz_key) AS keys_with_duplicates, count(*) FILTER (WHERE outcome = 'caught') AS caught,
+               count(*) FILTER (WHERE outcome = 'leaked') AS leaked, count(*) FILTER (WHERE outcome = 'unknown') AS unknown
+          FROM verdicts WHERE ${v}) d,
+       (SELECT count(*) AS keys, coalesce(sum(lost), 0) AS lost FROM key_diagnoses WHERE ${k}) k`,
+    p.values,
+  );
+  return {
+    keys: num(row?.keys),
+    keysWithDuplicates: num(row?.keys_with_duplicates),
+    duplicates: num(row?.duplicates),
+    caught: num(row?.caught),
+    leaked: num(row?.leaked),
+    unknown: num(row?.unknown),
+    lost: num(row?.lost),
+  };
+}
+
+export type CausePoint = { t: number; rebalances: number } & Record<Cause, number>;
+
+/** Duplicates per bucket by cause, with the group's rebalance episodes of the same bucket beside them. */
+export async function duplicatesByCause(driver: SqlDriver, f: Filters): Promise<CausePoint[]> {
+  const p = new Params();
+  const b = p.add(f.bucketMs);
+  const rows = await driver.query<{ t: unknown; cause: string; n: unknown }>(
+    `SELECT (second_ts / ${b}) * ${b} AS t, cause, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
+    p.values,
+  );
+  const rebalances = await rebalanceEpisodes(driver, f);
+  const points = new Map<number, CausePoint>(
+    bucketStarts(f).map((t) => [t, { t, rebalances: rebalances.get(t) ?? 0, ...(Object.fromEntries(CAUSES.map((c) => [c, 0])) as Record<Cause, number>) }]),
+  );
+  for (const row of rows) {
+    const point = points.get(num(row.t));
+    if (point && (CAUSES as readonly string[]).includes(row.cause)) point[row.cause as Cause] += num(row.n);
+  }
+  return [...points.values()];
+}
+
+/** Rebalance lines that change ownership; `exists` and the notification itself change nothing. */
+export const OWNERSHIP_ACTIONS = ["result", "add", "remove", "assign", "revoke", "lost", "dropped_without_result"];
+/** Every member logs its part of one rebalance within seconds: lines of a group closer than this are one episode. */
+export const EPISODE_MS = 10_000;
+
+/**
+ * Rebalance episodes per bucket: the groups' rebalance lines on events_group_name_ts_idx (one range per group
+ * that had keys in the period; rebalance lines carry no key), counted as distinct (group, 10-second slot).
+ */
+async function rebalanceEpisodes(driver: SqlDriver, f: Filters): Promise<Map<number, number>> {
+  const p = new Params();
+  const b = p.add(f.bucketMs);
+  const from = p.add(f.from);
+  const to = p.add(f.to);
+  const groups = f.group ? `ARRAY[${p.add(f.group)}]::text[]` : `ARRAY(SELECT DISTINCT unnest(groups) FROM key_diagnoses WHERE last_ts BETWEEN ${from} AND ${to})`;
+  const topic = f.topic ? `AND topic = ${p.add(f.topic)}` : "";
+  const rows = await driver.query<{ t: unknown; n: unknown }>(
+    `SELECT (ts / ${b}) * ${b} AS t, count(DISTINCT (group_name, ts / ${EPISODE_MS})) AS n
+       FROM events
+      WHERE group_name = ANY(${groups}) AND ts BETWEEN ${from} AND ${to} AND kind = 'rebalance'
+        AND detail->>'action' = ANY(${p.add(OWNERSHIP_ACTIONS)}::text[]) ${topic}
+      GROUP BY 1`,
+    p.values,
+  );
+  return new Map(rows.map((r) => [num(r.t), num(r.n)]));
+}
+
+export interface OutcomePoint {
+  t: number;
+  caught: number;
+  leaked: number;
+  unknown: number;
+}
+
+/** Caught vs leaked per bucket: are the dedup layers holding? */
+export async function outcomesOverTime(driver: SqlDriver, f: Filters): Promise<OutcomePoint[]> {
+  const p = new Params();
+  const b = p.add(f.bucketMs);
+  const rows = await driver.query<{ t: unknown; outcome: string; n: unknown }>(
+    `SELECT (second_ts / ${b}) * ${b} AS t, outcome, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
+    p.values,
+  );
+  const points = new Map<number, OutcomePoint>(bucketStarts(f).map((t) => [t, { t, caught: 0, leaked: 0, unknown: 0 }]));
+  for (const row of rows) {
+    const point = points.get(num(row.t));
+    if (point && (row.outcome === "caught" || row.outcome === "leaked" || row.outcome === "unknown")) point[row.outcome] += num(row.n);
+  }
+  return [...points.values()];
+}
+
+export interface FunnelStage {
+  /** `checked`: duplicates whose group logs its dedup decisions; then each layer; `leaked`: ran twice. */
+  stage: "checked" | DedupLayer | "leaked";
+  /** Duplicates that reached this stage. */
+  reached: number;
+  /** Stopped here (a layer's hits). */
+  caught: number;
+}
+
+/** The dedup layers as a funnel: how many duplicates each layer saw and stopped, in the order they are checked. */
+export async function dedupFunnel(driver: SqlDriver, f: Filters): Promise<FunnelStage[]> {
+  const p = new Params();
+  const rows = await driver.query<{ outcome: string; layer: string | null; n: unknown }>(
+    `SELECT outcome, layer, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome <> 'unknown' GROUP BY 1, 2`,
+    p.values,
+  );
+  return funnelStages(rows.map((r) => ({ outcome: r.outcome, layer: r.layer, n: num(r.n) })));
+}
+
+function funnelStages(rows: readonly { outcome: string; layer: string | null; n: number }[]): FunnelStage[] {
+  const caughtBy = (layer: DedupLayer) => rows.filter((r) => r.outcome === "caught" && r.layer === layer).reduce((s, r) => s + r.n, 0);
+  const checked = rows.reduce((s, r) => s + r.n, 0);
+  const stages: FunnelStage[] = [{ stage: "checked", reached: checked, caught: 0 }];
+  let reached = checked;
+  for (const layer of DEDUP_LAYERS) {
+    const caught = caughtBy(layer);
+    stages.push({ stage: layer, reached, caught });
+    reached -= caught;
+  }
+  const leaked = rows.filter((r) => r.outcome === "leaked").reduce((s, r) => s + r.n, 0);
+  stages.push({ stage: "leaked", reached: leaked, caught: 0 });
+  return stages;
+}
+
+/** Lower edges of the gap bins (ms), about 1-3-10 per decade, with edges on the 1 s and 1 min band limits. */
+const GAP_EDGES = [1, 3, 10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 10_800_000] as const;
+
+export type GapBin = { bin: number; fromMs: number; toMs: number | null; band: "ms" | "seconds" | "minutes" } & Record<Cause, number>;
+
+/** How far apart the two consumptions are, per cause: log-spaced bins, banded as gapClass bands them. */
+export async function gapHistogram(driver: SqlDriver, f: Filters): Promise<GapBin[]> {
+  const p = new Params();
+  const edges = p.add(GAP_EDGES.map(String));
+  const rows = await driver.query<{ bin: unknown; cause: string; n: unknown }>(
+    `SELECT width_bucket(abs(gap_ms), ${edges}::bigint[]) AS bin, cause, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
+    p.values,
+  );
+  const bins: GapBin[] = Array.from({ length: GAP_EDGES.length + 1 }, (_, bin) => {
+    const fromMs = bin === 0 ? 0 : GAP_EDGES[bin - 1]!;
+    return {
+      bin,
+      fromMs,
+      toMs: GAP_EDGES[bin] ?? null,
+      band: fromMs < 1000 ? "ms" : fromMs < 60_000 ? "seconds" : "minutes",
+      ...(Object.fromEntries(CAUSES.map((c) => [c, 0])) as Record<Cause, number>),
+    };
+  });
+  for (const row of rows) {
+    const bin = bins[num(row.bin)];
+    if (bin && (CAUSES as readonly string[]).includes(row.cause)) bin[row.cause as Cause] += num(row.n);
+  }
+  return bins;
+}
+
+export interface RateRow {
+  name: string;
+  keys: number;
+  keysWithDuplicates: number;
+  duplicates: number;
+  /** keysWithDuplicates / keys. */
+  rate: number;
+}
+
+/**
+ * Groups (or topics) by duplicate rate: keys with a duplicate there over keys delivered there. Keys come from
+ * key_diagnoses (every diagnosed key, by its last event), duplicates from verdicts; both in the range.
+ */
+export async function topByRate(driver: SqlDriver, f: Filters, by: "group" | "topic", limit = 8): Promise<RateRow[]> {
+  const p = new Params();
+  const k = keyWhere(f, p);
+  const v = verdictWhere(f, p);
+  const [array, column] = by === "group" ? ["groups", "group_name"] : ["topics", "topic"];
+  const rows = await driver.query<{ name: string; keys: unknown; dup_keys: unknown; duplicates: unknown }>(
+    `WITH delivered AS (SELECT x AS name, count(*) AS keys FROM key_diagnoses, unnest(${array}) AS x WHERE ${k} GROUP BY 1),
+          duplicated AS (SELECT ${column} AS name, count(DISTINCT biz_key) AS dup_keys, count(*) AS duplicates FROM verdicts WHERE ${v} AND ${column} IS NOT NULL GROUP BY 1)
+     SELECT delivered.name, delivered.keys, coalesce(duplicated.dup_keys, 0) AS dup_keys, coalesce(duplicated.duplicates, 0) AS duplicates
+       FROM delivered LEFT JOIN duplicated USING (name)`,
+    p.values,
+  );
+  return rows
+    .map((r) => ({ name: r.name, keys: num(r.keys), keysWithDuplicates: num(r.dup_keys), duplicates: num(r.duplicates), rate: num(r.keys) === 0 ? 0 : num(r.dup_keys) / num(r.keys) }))
+    .filter((r) => (by === "group" ? !f.group || r.name === f.group : !f.topic || r.name === f.topic))
+    .sort((a, b) => b.rate - a.rate || b.duplicates - a.duplicates || (a.name < b.name ? -1 : 1))
+    .slice(0, limit);
+}
+
+export interface LeakRow {
+  bizKey: string;
+  group: string | null;
+  topic: string | null;
+  cause: string;
+  defect: string | null;
+  gapMs: number;
+  at: number;
+}
+
+/** The newest duplicates that got through every dedup layer: the ones to look at first. */
+export async function latestLeaks(driver: SqlDriver, f: Filters, limit = 10): Promise<LeakRow[]> {
+  const p = new Params();
+  const rows = await driver.query<{ biz_key: string; group_name: string | null; topic: string | null; cause: string; defect: string | null; gap_ms: unknown; second_ts: unknown }>(
+    `SELECT biz_key, group_name, topic, cause, defect, gap_ms, second_ts FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome = 'leaked'
+      ORDER BY second_ts DESC, id DESC LIMIT ${Math.floor(limit)}`,
+    p.values,
+  );
+  return rows.map((r) => ({ bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, defect: r.defect, gapMs: num(r.gap_ms), at: num(r.second_ts) }));
+}
+
+/** Groups and topics with keys in the range, for the filter menus. */
+export async function filterChoices(driver: SqlDriver, f: Filters): Promise<{ groups: string[]; topics: string[] }> {
+  const p = new Params();
+  const where = `last_ts BETWEEN ${p.add(f.from)} AND ${p.add(f.to)}`;
+  const rows = await driver.query<{ kind: string; name: string }>(
+    `SELECT DISTINCT 'group' AS kind, unnest(groups) AS name FROM key_diagnoses WHERE ${where}
+     UNION SELECT DISTINCT 'topic', unnest(topics) FROM key_diagnoses WHERE ${where}`,
+    p.values,
+  );
+  const pick = (kind: string, current: string | null) => [...new Set([...rows.filter((r) => r.kind === kind).map((r) => r.name), ...(current ? [current] : [])])].sort();
+  return { groups: pick("group", f.group), topics: pick("topic", f.topic) };
+}

@@ -1,0 +1,38 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { authConfig, SESSION_COOKIE, sessionValid } from "./lib/auth/session.ts";
+
+/**
+ * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest stays
+ * on its own bearer token (collectors cannot log in), health stays open for load balancers, and the metrics
+ * endpoint is left to its scraper's network rules.
+ */
+
+const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
+  { path: /^\/login$/ },
+  { path: /^\/api\/v1\/session$/, methods: ["POST"] },
+  { path: /^\/lang\/[^/]+$/ },
+  { path: /^\/api\/health$/ },
+  { path: /^\/api\/metrics$/ },
+  { path: /^\/api\/v1\/events$/, methods: ["POST"] },
+  { path: /^\/api\/v1\/ingest\/[^/]+$/, methods: ["POST"] },
+];
+
+export function proxy(request: NextRequest) {
+  const config = authConfig();
+  if (!config) return NextResponse.next();
+  const { pathname, search } = request.nextUrl;
+  if (OPEN.some((o) => o.path.test(pathname) && (!o.methods || o.methods.includes(request.method)))) return NextResponse.next();
+  if (sessionValid(config, request.cookies.get(SESSION_COOKIE)?.value, Date.now())) return NextResponse.next();
+  if (pathname.startsWith("/api/")) {
+    return Response.json({ error: { code: "unauthorized", message: "sign in first: POST /api/v1/session with the password, or open /login" } }, { status: 401 });
+  }
+  const login = request.nextUrl.clone();
+  login.pathname = "/login";
+  login.search = `?${new URLSearchParams({ next: `${pathname}${search}` })}`;
+  return NextResponse.redirect(login, 303);
+}
+
+export const config = {
+  // Static assets carry nothing sensitive, and the login page needs them.
+  matcher: ["/((?!_next/static|_next/image|icon.svg|favicon.ico).*)"],
+};

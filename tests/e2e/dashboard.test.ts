@@ -1,0 +1,325 @@
+import assert from "node:assert/strict";
+import { after, afterEach, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { loadDemoDay, type DemoResult } from "../../lib/demo/load.ts";
+import type { KeyReport } from "../../lib/api/key-report.ts";
+import { causeName } from "../../lib/diagnosis/messages.ts";
+import { sameProcess, canonicalInstance } from "../../lib/events/instance.ts";
+import { httpSink } from "../../lib/ingest/http-sink.ts";
+import { withRedis } from "../../lib/redis/connect.ts";
+import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
+import { orderStory, T0, toNdjson } from "../helpers/events.ts";
+import { startServer, type RunningServer } from "../helpers/server.ts";
+import { backends } from "../helpers/stores.ts";
+
+/**
+ * The dashboard in a real browser against `next start` on a fresh embedded store, loaded with a simulated
+ * incident mix through the HTTP ingest path and diagnosed by the server's own worker.
+ */
+
+const pglite = backends.find((b) => b.name === "pglite")!;
+
+/** The machine's Redis stands in for the application's, under a prefix of this run's own (removed afterwards). */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const MARKERS = `dupscope-e2e:${process.pid}`;
+const redisUp = await withRedis(REDIS_URL, (r) => r.ping()).then(
+  () => true,
+  () => false,
+);
+
+async function waitForDiagnosis(url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  let idle = 0;
+  while (idle < 3) {
+    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
+    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
+    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+}
+
+/** Delivery instances as the timeline names them: a trace's bare host joins the one ip@pid process on that host. */
+function expectedConsumerLanes(report: KeyReport): string[] {
+  const names = [...new Set(report.deliveries.map((d) => d.instance ?? "?"))];
+  const named = names.filter((n) => canonicalInstance(n).process !== undefined);
+  return names.filter((n) => canonicalInstance(n).process !== undefined || named.filter((p) => sameProcess(p, n)).length !== 1).sort();
+}
+
+async function problemsOf(browser: TestBrowser, since: number): Promise<string[]> {
+  return browser.problems.slice(since);
+}
+
+describe("dashboard in Chromium", () => {
+  let server: RunningServer;
+  let dispose: () => Promise<void>;
+  let browser: TestBrowser;
+  let demo: DemoResult;
+
+  before(async () => {
+    const created = await pglite.create();
+    dispose = created.dispose;
+    const markers: Record<string, string> = redisUp ? { DEDUP_REDIS_URL: REDIS_URL, DEDUP_REDIS_KEY_PATTERN: `${MARKERS}:{group}:{bizKey}` } : {};
+    server = await startServer({ ...created.env, ...markers, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
+    demo = await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.5, sink: httpSink(server.url) });
+    await waitForDiagnosis(server.url);
+    browser = await launchBrowser();
+  });
+
+  afterEach(() => browser?.closePages());
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await dispose?.();
+    if (redisUp) {
+      await withRedis(REDIS_URL, async (r) => {
+        const keys = await r.keys(`${MARKERS}:*`);
+        if (keys.length > 0) await r.del(...keys);
+      });
+    }
+  });
+
+  it("loaded the simulated day through the ingest API", () => {
+    assert.equal(demo.rejected, 0);
+    assert.ok(demo.accepted > 5000, `${demo.accepted} events stored`);
+  });
+
+  it("overview: every chart renders with data, in light and dark mode and on a phone", async () => {
+    const seen = browser.problems.length;
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    assert.equal(await page.title(), "Overview · dupscope");
+    await page.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
+    for (const widget of ["by-cause", "outcomes", "funnel", "gaps", "top-group", "top-topic"]) {
+      assert.ok((await page.locator(`[data-widget="${widget}"] svg.recharts-surface`).count()) > 0, `${widget} draws a chart`);
+    }
+    const areas = await page.locator('[data-widget="by-cause"] path.recharts-area-area').evaluateAll((paths) => paths.map((p) => p.getAttribute("d") ?? ""));
+    assert.ok(areas.length > 0 && areas.every((d) => d.length > 20), "the stacked areas have shapes");
+    assert.ok((await page.locator('[data-widget="outcomes"] .recharts-bar-rectangle path').count()) > 10, "outcome bars are drawn");
+    assert.ok((await page.locator('[data-widget="gaps"] .recharts-bar-rectangle path').count()) > 3, "gap bins are drawn");
+    assert.ok((await page.locator('[data-widget="funnel"] .recharts-bar-rectangle path').count()) >= 4, "funnel stages are drawn");
+    assert.ok((await page.locator('[data-widget="leaks"] tbody tr').count()) > 0, "latest leaks are listed");
+    await screenshot(page, "overview");
+
+    const dark = await browser.newPage({ colorScheme: "dark" });
+    await dark.goto(`${server.url}/`);
+    await dark.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
+    assert.equal(await dark.evaluate(() => getComputedStyle(document.body).backgroundColor), "rgb(17, 20, 24)", "dark mode follows the OS");
+    await screenshot(dark, "overview-dark");
+
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await phone.goto(`${server.url}/`);
+    await phone.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page fits a phone's width (${overflow} px too wide)`);
+    await screenshot(phone, "overview-phone");
+    assert.deepEqual(await problemsOf(browser, seen), []);
+  });
+
+  it("filters live in the URL and narrow every chart", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    await page.selectOption("#f-cause", "rebalance");
+    await page.selectOption("#f-range", "6h");
+    await Promise.all([page.waitForURL(/cause=rebalance/), page.click('form.filters button[type="submit"]')]);
+    assert.match(page.url(), /range=6h/);
+    await page.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
+    const legend = await page.locator('[data-widget="by-cause"] .recharts-legend-item-text').allTextContents();
+    assert.deepEqual(legend.sort(), ["rebalance", "rebalances"].sort(), "only the chosen cause is stacked, beside the rebalance line");
+  });
+
+  it("searching a bizKey lands on its key page with the verdict of the API and one lane per instance", async () => {
+    const seen = browser.problems.length;
+    const { items } = (await (await fetch(`${server.url}/api/v1/duplicates?cause=rebalance&limit=100`)).json()) as { items: { bizKey: string; group: string }[] };
+    const truth = demo.runs.flatMap((r) => r.truth.duplicates);
+    const pick = items.find((d) => truth.some((t) => t.bizKey === d.bizKey && t.group === d.group && t.cause === "rebalance"));
+    assert.ok(pick, "a rebalance duplicate that the simulator's truth agrees with");
+    const report = (await (await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(pick.bizKey)}`)).json()) as KeyReport;
+    const verdict = report.duplicates.find((v) => v.group === pick.group && v.cause === "rebalance")!;
+
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/duplicates`);
+    await page.fill("header #q", pick.bizKey);
+    await Promise.all([page.waitForURL(`**/keys/${pick.bizKey}`), page.press("header #q", "Enter")]);
+    assert.equal(await page.title(), `${pick.bizKey} · dupscope`);
+    const headlines = await page.locator('[data-testid="verdict-headline"]').allTextContents();
+    assert.ok(
+      headlines.some((h) => h.startsWith(`Duplicate caused by ${causeName("rebalance")}:`)),
+      headlines.join("\n"),
+    );
+    assert.ok((await page.locator(".verdict-summary").allTextContents()).includes(verdict.summary), "the API's verdict line is shown");
+
+    const lanes = await page.locator('[data-testid="timeline"] [data-lane="consumer"]').evaluateAll((els) => els.map((e) => e.getAttribute("data-instance") ?? ""));
+    assert.deepEqual([...lanes].sort(), expectedConsumerLanes(report), "one consumer lane per instance that consumed the key");
+    assert.ok((await page.locator('[data-testid="timeline"] [data-lane="producer"]').count()) >= 1, "the producer has a lane");
+    assert.ok((await page.locator('[data-testid="timeline-gap"]').count()) >= 1, "the gap between the consumptions is drawn");
+    assert.match((await page.locator('[data-testid="timeline-gap"]').first().textContent()) ?? "", /gap \d/);
+    await screenshot(page, "key");
+
+    if (redisUp) {
+      await withRedis(REDIS_URL, (r) => r.set(`${MARKERS}:${pick.group}:${pick.bizKey}`, "1", "PX", 3_600_000));
+      await page.reload();
+      const row = page.locator(`[data-testid="redis-markers"] tr:has-text("${MARKERS}:${pick.group}:${pick.bizKey}")`);
+      assert.match((await row.textContent()) ?? "", /exists(59 min \d+ s|1 h)$/, "the marker's TTL is read from Redis");
+    }
+
+    const msgId = report.events.find((e) => e.msgId !== null)!.msgId!;
+    await page.goto(`${server.url}/keys?q=${msgId}`);
+    assert.match(page.url(), new RegExp(`/keys/${pick.bizKey}\\?via=msgId`), "a msgId leads to its key");
+    assert.deepEqual(await problemsOf(browser, seen), []);
+  });
+
+  it("the key page reads in Chinese after the language switch", async () => {
+    const page = await browser.newPage();
+    const { items } = (await (await fetch(`${server.url}/api/v1/duplicates?limit=1`)).json()) as { items: { bizKey: string }[] };
+    await page.goto(`${server.url}/keys/${encodeURIComponent(items[0]!.bizKey)}`);
+    await page.click('nav.lang a[lang="zh-CN"]');
+    await page.waitForSelector('html[lang="zh-CN"]');
+    assert.match(page.url(), new RegExp(`/keys/${items[0]!.bizKey}$`), "the switch comes back to the same page");
+    assert.match((await page.locator('[data-testid="verdict-headline"]').first().textContent()) ?? "", /^重复消费的原因是/);
+    await screenshot(page, "key-zh");
+    await page.click('nav.lang a[lang="en"]');
+    await page.waitForSelector('html[lang="en"]');
+  });
+
+  it("the groups page shows the group's rebalances and which queues moved where", async () => {
+    const seen = browser.problems.length;
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/groups`);
+    const groupRows = await page.locator('[data-testid="groups"] tbody tr').count();
+    assert.ok(groupRows >= 5, `${groupRows} groups listed: ${await page.locator("main").innerText()}`);
+    await screenshot(page, "groups");
+    await Promise.all([page.waitForURL("**/groups/cg_order_paid"), page.click('[data-testid="groups"] a:text-is("cg_order_paid")')]);
+    assert.ok((await page.locator('[data-testid="rebalance-episode"]').count()) > 0, "rebalance episodes are listed");
+    assert.match((await page.locator('[data-testid="rebalance-episode"]').allTextContents()).join("\n"), /broker-[ab]:\d moved from \S+ to \S+/);
+    assert.ok((await page.locator('[data-testid="instances"] [data-instance]').count()) >= 2, "instances over time");
+    await page.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
+    if (redisUp) {
+      await withRedis(REDIS_URL, (r) => r.set(`${MARKERS}:cg_order_paid:NEVER-EXPIRES-1`, "1"));
+      await page.reload();
+      assert.match((await page.locator('[data-testid="ttl-sample"]').textContent()) ?? "", /1 without TTL.*NEVER-EXPIRES-1/);
+    }
+    await screenshot(page, "group");
+    assert.deepEqual(await problemsOf(browser, seen), []);
+  });
+
+  it("the duplicates page pages through the verdicts and exports them as CSV", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/duplicates`);
+    assert.equal(await page.locator('[data-testid="duplicates"] tbody tr').count(), 50);
+    await screenshot(page, "duplicates");
+    const firstPage = await page.locator('[data-testid="duplicates"] tbody tr td:nth-child(2)').allTextContents();
+    await Promise.all([page.waitForURL(/cursor=/), page.click('nav.pager a:text-is("Next page")')]);
+    const secondPage = await page.locator('[data-testid="duplicates"] tbody tr td:nth-child(2)').allTextContents();
+    assert.ok(secondPage.length > 0 && secondPage[0] !== firstPage[0], "the next page shows other duplicates");
+    const csvHref = await page.getAttribute('a[href^="/api/v1/duplicates.csv"]', "href");
+    const csv = await fetch(`${server.url}${csvHref}`);
+    assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
+    const lines = (await csv.text()).trim().split("\r\n");
+    assert.match(lines[0]!, /^second_iso,secondTs,firstTs,bizKey,group,topic,cause/);
+    assert.ok(lines.length > 100, `${lines.length} CSV lines`);
+  });
+
+  it("is usable from the keyboard: a skip link first, then the navigation", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/groups`);
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "skip-link");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.evaluate(() => location.hash), "#main");
+    await page.goto(`${server.url}/`);
+    assert.ok((await page.locator("label[for=q-home]").count()) === 1 && (await page.locator("label[for=f-cause]").count()) === 1, "inputs have labels");
+  });
+
+  it("a new duplicate appears on the open overview without a reload", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    await page.locator(".live-state .dot.on").waitFor();
+    const key = `LIVE-${Date.now()}`;
+    const shift = Date.now() - 5000 - T0;
+    const story = orderStory(key).map((e) => ({ ...e, ts: Number(e.ts) + shift }));
+    const posted = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: toNdjson(story), headers: { "content-type": "application/x-ndjson" } });
+    assert.equal((await posted.json()).accepted, story.length);
+    await page.locator(`[data-testid="live-duplicates"] a:text-is("${key}")`).waitFor({ timeout: 20_000 });
+  });
+
+  it("logged no console error, exception or failed request on any page", () => {
+    assert.deepEqual(browser.problems, []);
+  });
+});
+
+describe("login gate and the empty store", () => {
+  const PASSWORD = "e2e correct horse";
+  const TOKEN = "e2e-ingest-token";
+  let server: RunningServer;
+  let dispose: () => Promise<void>;
+  let browser: TestBrowser;
+  let page: Page;
+
+  before(async () => {
+    const created = await pglite.create();
+    dispose = created.dispose;
+    server = await startServer({ ...created.env, DUPSCOPE_PASSWORD: PASSWORD, DUPSCOPE_INGEST_TOKEN: TOKEN, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
+    browser = await launchBrowser();
+    page = await browser.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await dispose?.();
+  });
+
+  it("sends pages to the login form and refuses read APIs without a session", async () => {
+    await page.goto(`${server.url}/groups?range=1h`);
+    assert.match(page.url(), /\/login\?next=%2Fgroups%3Frange%3D1h$/);
+    assert.equal(await page.title(), "Sign in · dupscope");
+    await screenshot(page, "login");
+    for (const path of ["/api/v1/duplicates", "/api/v1/keys/PAY-1", "/api/v1/findings", "/api/v1/live", "/api/v1/demo"]) {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 401, path);
+      assert.equal((await response.json()).error.code, "unauthorized");
+    }
+    assert.equal((await fetch(`${server.url}/api/health`)).status, 200, "health stays open for load balancers");
+  });
+
+  it("refuses a wrong password and lets the right one in, with an HTTP-only session cookie", async () => {
+    await page.fill("#password", "wrong");
+    await Promise.all([page.waitForURL(/error=1/), page.click('form.login-form button[type="submit"]')]);
+    assert.equal(await page.locator(".login .error-text").textContent(), "Wrong password.");
+    await page.fill("#password", PASSWORD);
+    await Promise.all([page.waitForURL(`${server.url}/groups?range=1h`), page.click('form.login-form button[type="submit"]')]);
+    const [cookie] = await page.context().cookies();
+    assert.equal(cookie?.name, "dupscope_session");
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, "Lax");
+  });
+
+  it("offers the demo on an empty store, and the button starts loading it", async () => {
+    await page.goto(`${server.url}/`);
+    assert.match(
+      (await page.locator("main").textContent()) ?? "",
+      /No traces yet — enable traceTopicEnable on the broker and enableMsgTrace on clients, or run dupscope simulate\./,
+    );
+    await screenshot(page, "empty-store");
+    await page.fill("#demo-token", TOKEN);
+    await page.click('button:text-is("Load a simulated day")');
+    await page.locator('.demo-loader [role="status"]:text-matches("Simulating|Loading run")').waitFor({ timeout: 20_000 });
+  });
+
+  it("keeps ingest on its token, not on the login", async () => {
+    const body = toNdjson(orderStory("ORDER-GATE"));
+    const headers = { "content-type": "application/x-ndjson" };
+    assert.equal((await fetch(`${server.url}/api/v1/events`, { method: "POST", body, headers })).status, 401);
+    const ok = await fetch(`${server.url}/api/v1/events`, { method: "POST", body, headers: { ...headers, authorization: `Bearer ${TOKEN}` } });
+    assert.equal(ok.status, 200);
+  });
+
+  it("signs out", async () => {
+    await page.goto(`${server.url}/duplicates`);
+    await Promise.all([page.waitForURL("**/login"), page.click('form.logout button[type="submit"]')]);
+    await page.goto(`${server.url}/duplicates`);
+    assert.match(page.url(), /\/login\?next=/);
+    assert.deepEqual(browser.problems, []);
+  });
+});
