@@ -31,8 +31,9 @@ export interface EvidenceValues {
   queue_added: { topic: string | null; queue: string; instance: Instance; ts: number };
   queue_dropped_mid_consume: { queue: string | null; instance: Instance; ts: number; msgId: string | null };
   group_rebalanced: { group: string | null; instance: Instance; ts: number };
-  member_joined: { instance: Instance; ts: number };
-  member_left: { instance: Instance; ts: number };
+  /** beforeFirstMs: how long before the first delivery (≤ 0: between the two); intervalMs: the rebalance interval. */
+  member_joined: { instance: Instance; ts: number; beforeFirstMs: number; intervalMs: number };
+  member_left: { instance: Instance; ts: number; beforeFirstMs: number; intervalMs: number };
   owner_still_alive: { instance: Instance; ts: number };
   // the old owner vanished
   channel_lost: { instance: Instance; action: string; ts: number };

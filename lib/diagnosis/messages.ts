@@ -62,6 +62,30 @@ function durationWith(units: { ms: string; s: string; min: string; h: string; se
   };
 }
 
+interface MembershipWords {
+  between: string;
+  before: (d: string) => string;
+  beyond: (interval: string) => string;
+}
+
+const WHEN_EN: MembershipWords = {
+  between: "between the two deliveries",
+  before: (d) => `${d} before the first delivery`,
+  beyond: (interval) => `; that is a little over one rebalance interval (${interval}), counted because clocks on different hosts differ`,
+};
+
+const WHEN_ZH: MembershipWords = {
+  between: "在两次投递之间",
+  before: (d) => `早于第一次投递 ${d}`,
+  beyond: (interval) => `；略超过一个重平衡周期（${interval}），因不同主机的时钟存在偏差仍计入`,
+};
+
+/** Where a membership change lies against the deliveries, and why one just outside the interval still counts. */
+function membershipWhen(v: { beforeFirstMs: number; intervalMs: number }, f: Fmt, words: MembershipWords): string {
+  if (v.beforeFirstMs <= 0) return words.between;
+  return words.before(f.d(v.beforeFirstMs)) + (v.beforeFirstMs > v.intervalMs ? words.beyond(f.d(v.intervalMs)) : "");
+}
+
 const CHANNEL_EN: Record<string, string> = {
   channel_inactive: "connection closed without unregistering",
   channel_expired: "no heartbeat for 120 s",
@@ -106,8 +130,8 @@ const EN: Language = {
     queue_dropped_mid_consume: (v, f) =>
       `${f.i(v.instance)} dropped queue ${v.queue ?? "?"} at ${f.t(v.ts)} with consumed messages not committed ("processQueue is dropped without process consume result")${v.msgId === null ? "" : `, ${v.msgId} among them`}`,
     group_rebalanced: (v, f) => `group ${v.group ?? "?"} rebalanced on ${f.i(v.instance)} at ${f.t(v.ts)}`,
-    member_joined: (v, f) => `${f.i(v.instance)} joined the group at ${f.t(v.ts)}`,
-    member_left: (v, f) => `${f.i(v.instance)} left the group cleanly at ${f.t(v.ts)}`,
+    member_joined: (v, f) => `${f.i(v.instance)} joined the group at ${f.t(v.ts)}, ${membershipWhen(v, f, WHEN_EN)}`,
+    member_left: (v, f) => `${f.i(v.instance)} left the group cleanly at ${f.t(v.ts)}, ${membershipWhen(v, f, WHEN_EN)}`,
     owner_still_alive: (v, f) => `${f.i(v.instance)} was still alive at ${f.t(v.ts)}, after the redelivery`,
     channel_lost: (v, f) =>
       RABBIT_CLOSES.has(v.action)
@@ -267,8 +291,8 @@ const ZH: Language = {
     queue_dropped_mid_consume: (v, f) =>
       `${f.i(v.instance)} 在 ${f.t(v.ts)} 丢弃了队列 ${v.queue ?? "?"}，已消费的消息未提交位点（"processQueue is dropped without process consume result"）${v.msgId === null ? "" : `，其中包括 ${v.msgId}`}`,
     group_rebalanced: (v, f) => `消费组 ${v.group ?? "?"} 在 ${f.i(v.instance)} 上于 ${f.t(v.ts)} 发生重平衡`,
-    member_joined: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 加入消费组`,
-    member_left: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 正常退出消费组`,
+    member_joined: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 加入消费组，${membershipWhen(v, f, WHEN_ZH)}`,
+    member_left: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 正常退出消费组，${membershipWhen(v, f, WHEN_ZH)}`,
     owner_still_alive: (v, f) => `${f.i(v.instance)} 在重新投递之后的 ${f.t(v.ts)} 仍然存活`,
     channel_lost: (v, f) =>
       RABBIT_CLOSES.has(v.action)

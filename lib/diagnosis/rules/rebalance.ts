@@ -63,9 +63,12 @@ export function rebalance(p: Pair): RuleResult | null {
   }
 
   // What triggers a rebalance: a member joined or left on purpose. Supporting, or a weak cause by itself.
+  // The text says how far before the first delivery the change was, so "within the clock tolerance" is not
+  // needed to explain a join that lies just outside the rebalance interval: the reader sees the distance.
   for (const h of o.membership.slice(0, 2)) {
     const code = isLeft(h.event) ? "member_left" : "member_joined";
-    found.push(evidence(code, "cause", [h.event.id], { instance: h.event.instance, ts: h.event.ts }, at(h)));
+    const values = { instance: h.event.instance, ts: h.event.ts, beforeFirstMs: p.first.start - h.event.ts, intervalMs: p.options.rebalanceIntervalMs };
+    found.push(evidence(code, "cause", [h.event.id], values, { coarse: h.at.coarse }));
   }
   if (o.membership.length > 0) score = score > 0 ? Math.min(0.97, score + 0.05) : 0.35;
   if (f.aliveAfter !== null && score > 0) {

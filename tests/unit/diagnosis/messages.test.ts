@@ -31,8 +31,8 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   queue_added: { topic: null, queue: "broker-a:3", instance: B, ts },
   queue_dropped_mid_consume: { queue: "broker-a:3", instance: A, ts, msgId: "M1" },
   group_rebalanced: { group: "pay-consumer", instance: A, ts },
-  member_joined: { instance: "10.0.0.9@301", ts },
-  member_left: { instance: A, ts },
+  member_joined: { instance: "10.0.0.9@301", ts, beforeFirstMs: 21_200, intervalMs: 20_000 },
+  member_left: { instance: A, ts, beforeFirstMs: -500, intervalMs: 20_000 },
   owner_still_alive: { instance: A, ts },
   channel_lost: { instance: A, action: "channel_expired", ts },
   no_shutdown: { instance: A },
@@ -103,6 +103,17 @@ describe("human sentences", () => {
     const e = evidence("queue_moved", "cause", ["x"], SAMPLES.queue_moved);
     assert.equal(describeEvidence(e), "queue PAY_SUCCESS@broker-a:3 moved from 10.0.0.5@123 to 10.0.0.7@88 at 12:00:01.204, between the two deliveries");
     assert.equal(describeEvidence(e, { locale: "zh-CN" }), "队列 PAY_SUCCESS@broker-a:3 在 12:00:01.204 从 10.0.0.5@123 转到 10.0.0.7@88，发生在两次投递之间");
+  });
+
+  it("says how far a membership change lies from the deliveries, and why one just outside the interval counts", () => {
+    const joined = evidence("member_joined", "cause", ["e1"], SAMPLES.member_joined);
+    assert.equal(
+      describeEvidence(joined),
+      "10.0.0.9@301 joined the group at 12:00:01.204, 21 s before the first delivery; that is a little over one rebalance interval (20 s), counted because clocks on different hosts differ",
+    );
+    assert.equal(describeEvidence(evidence("member_left", "cause", ["e2"], SAMPLES.member_left)), `${A} left the group cleanly at 12:00:01.204, between the two deliveries`);
+    const near = evidence("member_joined", "cause", ["e3"], { ...SAMPLES.member_joined, beforeFirstMs: 4000 });
+    assert.match(describeEvidence(near, { locale: "zh-CN" }), /加入消费组，早于第一次投递 4 秒$/);
   });
 
   it("shows times in the requested offset (GMT+8 for most RocketMQ deployments)", () => {
