@@ -20,6 +20,7 @@ import { EVENT_SELECT } from "../lib/store/event-rows.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";
+import { median, ms, printHeader, printRow, Timings } from "./timings.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -43,7 +44,6 @@ const SEED = 1;
 const EVENTS_PER_KEY_GUESS = 11.5;
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
 async function adminQuery(sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -176,30 +176,6 @@ async function sampleKeys(driver: SqlDriver, count: number): Promise<string[]> {
   return pool.slice(0, picked);
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-class Timings {
-  readonly values: number[] = [];
-
-  async time<T>(fn: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    const result = await fn();
-    this.values.push(performance.now() - started);
-    return result;
-  }
-
-  add(value: number): void {
-    this.values.push(value);
-  }
-
-  stats(): { p50: number; p95: number; p99: number; max: number } {
-    const sorted = [...this.values].sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]! };
-  }
-}
-
 interface Query {
   sql: string;
   params: unknown[];
@@ -265,13 +241,6 @@ async function replay(driver: SqlDriver, queries: Query[]): Promise<void> {
   for (const q of queries) await driver.query(q.sql, q.params);
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
-
-function printRow(label: string, t: Timings): void {
-  const s = t.stats();
-  console.log(`${label.padEnd(58)}${[s.p50, s.p95, s.p99, s.max].map((v) => ms(v).padStart(9)).join("")}`);
-}
-
 const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
 
 async function measure(driver: SqlDriver, url: string): Promise<void> {
@@ -304,7 +273,7 @@ async function measure(driver: SqlDriver, url: string): Promise<void> {
 
     console.log(`measured (${load()}; other processes on the machine share its cores with the server, PostgreSQL and this one)`);
     console.log("");
-    console.log(`${`latency over ${fmt(measured.length)} random keys (ms)`.padEnd(58)}${["p50", "p95", "p99", "max"].map((h) => h.padStart(9)).join("")}`);
+    printHeader(`latency over ${fmt(measured.length)} random keys (ms)`);
     printRow("GET /api/v1/keys/{bizKey} over HTTP, end to end", http);
     printRow("same lookup in process (no HTTP): keyReport + JSON", local.total);
     printRow("  loadDiagnosisInputs (SQL + rows to events)", local.load);

@@ -1,13 +1,14 @@
 import { CAUSES, DEDUP_LAYERS, type Cause, type DedupLayer } from "../diagnosis/vocabulary.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import type { Filters } from "./filters.ts";
-import { bucketStarts, keyWhere, num, Params, verdictWhere } from "./sql.ts";
+import { bucketStarts, fromRollups, keyRollupWhere, keyWhere, num, Params, rollupWhere, verdictWhere } from "./sql.ts";
 
 /**
- * One function per widget of the overview (`/`), each one indexed query over the stored verdicts and key
- * diagnoses in the filters' range. Shaping (dense buckets, funnel stages, histogram bins) happens here so the
- * chart components only draw. Over a big store a 7-day range reads every verdict of the week: rollups are a later
- * step.
+ * One function per widget of the overview (`/`). Ranges charted in whole minutes (an hour and longer) read the
+ * per-minute rollups the triggers of prisma/migrations/…_rollups keep, so a week costs the same as an hour; shorter
+ * ones read the verdicts themselves, which a few minutes of them are cheap to. Rollup minutes are taken whole, so
+ * the edges of such a range are exact to the minute. Shaping (dense buckets, funnel stages, histogram bins) happens
+ * here so the chart components only draw.
  */
 
 export interface StoreState {
@@ -33,16 +34,19 @@ export interface Totals {
 
 export async function totals(driver: SqlDriver, f: Filters): Promise<Totals> {
   const p = new Params();
-  const v = verdictWhere(f, p);
-  const k = keyWhere(f, p);
-  const [row] = await driver.query<Record<string, unknown>>(
-    `SELECT d.*, k.* FROM
-       (SELECT count(*) AS duplicates, count(DISTINCT biz_key) AS keys_with_duplicates, count(*) FILTER (WHERE outcome = 'caught') AS caught,
-               count(*) FILTER (WHERE outcome = 'leaked') AS leaked, count(*) FILTER (WHERE outcome = 'unknown') AS unknown
-          FROM verdicts WHERE ${v}) d,
-       (SELECT count(*) AS keys, coalesce(sum(lost), 0) AS lost FROM key_diagnoses WHERE ${k}) k`,
-    p.values,
-  );
+  const sql = fromRollups(f)
+    ? `SELECT d.*, k.* FROM
+         (SELECT coalesce(sum(duplicates), 0) AS duplicates, coalesce(sum(${f.cause ? "cause_key_firsts" : "key_firsts"}), 0) AS keys_with_duplicates,
+                 coalesce(sum(duplicates) FILTER (WHERE outcome = 'caught'), 0) AS caught, coalesce(sum(duplicates) FILTER (WHERE outcome = 'leaked'), 0) AS leaked,
+                 coalesce(sum(duplicates) FILTER (WHERE outcome = 'unknown'), 0) AS unknown
+            FROM duplicate_rollups WHERE ${rollupWhere(f, p)}) d,
+         (SELECT coalesce(sum(keys), 0) AS keys, coalesce(sum(lost), 0) AS lost FROM key_rollups WHERE ${keyRollupWhere(f, p)}) k`
+    : `SELECT d.*, k.* FROM
+         (SELECT count(*) AS duplicates, count(DISTINCT biz_key) AS keys_with_duplicates, count(*) FILTER (WHERE outcome = 'caught') AS caught,
+                 count(*) FILTER (WHERE outcome = 'leaked') AS leaked, count(*) FILTER (WHERE outcome = 'unknown') AS unknown
+            FROM verdicts WHERE ${verdictWhere(f, p)}) d,
+         (SELECT count(*) AS keys, coalesce(sum(lost), 0) AS lost FROM key_diagnoses WHERE ${keyWhere(f, p)}) k`;
+  const [row] = await driver.query<Record<string, unknown>>(sql, p.values);
   return {
     keys: num(row?.keys),
     keysWithDuplicates: num(row?.keys_with_duplicates),
@@ -54,49 +58,49 @@ export async function totals(driver: SqlDriver, f: Filters): Promise<Totals> {
   };
 }
 
+/** Duplicates per chart bucket and one more dimension: from the rollups or the verdicts, as the range allows. */
+async function countsBy(driver: SqlDriver, f: Filters, dimension: "cause" | "outcome"): Promise<{ t: unknown; v: string; n: unknown }[]> {
+  const p = new Params();
+  const b = p.add(f.bucketMs);
+  return fromRollups(f)
+    ? driver.query(`SELECT (minute / ${b}) * ${b} AS t, ${dimension} AS v, sum(duplicates) AS n FROM duplicate_rollups WHERE ${rollupWhere(f, p)} GROUP BY 1, 2`, p.values)
+    : driver.query(`SELECT (second_ts / ${b}) * ${b} AS t, ${dimension} AS v, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`, p.values);
+}
+
 export type CausePoint = { t: number; rebalances: number } & Record<Cause, number>;
 
 /** Duplicates per bucket by cause, with the group's rebalance episodes of the same bucket beside them. */
 export async function duplicatesByCause(driver: SqlDriver, f: Filters): Promise<CausePoint[]> {
-  const p = new Params();
-  const b = p.add(f.bucketMs);
-  const rows = await driver.query<{ t: unknown; cause: string; n: unknown }>(
-    `SELECT (second_ts / ${b}) * ${b} AS t, cause, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
-    p.values,
-  );
+  const rows = await countsBy(driver, f, "cause");
   const rebalances = await rebalanceEpisodes(driver, f);
   const points = new Map<number, CausePoint>(
     bucketStarts(f).map((t) => [t, { t, rebalances: rebalances.get(t) ?? 0, ...(Object.fromEntries(CAUSES.map((c) => [c, 0])) as Record<Cause, number>) }]),
   );
   for (const row of rows) {
     const point = points.get(num(row.t));
-    if (point && (CAUSES as readonly string[]).includes(row.cause)) point[row.cause as Cause] += num(row.n);
+    if (point && (CAUSES as readonly string[]).includes(row.v)) point[row.v as Cause] += num(row.n);
   }
   return [...points.values()];
 }
 
-/** Rebalance lines that change ownership; `exists` and the notification itself change nothing. */
+/** Rebalance lines that change ownership; `exists` and the notification itself change nothing. Must match the
+ * list in dupscope_roll_rebalances (prisma/migrations/…_rollups). */
 export const OWNERSHIP_ACTIONS = ["result", "add", "remove", "assign", "revoke", "lost", "dropped_without_result"];
 /** Every member logs its part of one rebalance within seconds: lines of a group closer than this are one episode. */
 export const EPISODE_MS = 10_000;
 
 /**
- * Rebalance episodes per bucket: the groups' rebalance lines on events_group_name_ts_idx (one range per group
- * that had keys in the period; rebalance lines carry no key), counted as distinct (group, 10-second slot).
+ * Rebalance episodes per bucket, counted as distinct (group, 10-second slot) in rebalance_rollups: chart buckets
+ * are whole multiples of the slot, so a slot never straddles two bars.
  */
 async function rebalanceEpisodes(driver: SqlDriver, f: Filters): Promise<Map<number, number>> {
   const p = new Params();
   const b = p.add(f.bucketMs);
-  const from = p.add(f.from);
-  const to = p.add(f.to);
-  const groups = f.group ? `ARRAY[${p.add(f.group)}]::text[]` : `ARRAY(SELECT DISTINCT unnest(groups) FROM key_diagnoses WHERE last_ts BETWEEN ${from} AND ${to})`;
-  const topic = f.topic ? `AND topic = ${p.add(f.topic)}` : "";
+  const parts = [`slot BETWEEN ${p.add(Math.floor(f.from / EPISODE_MS) * EPISODE_MS)} AND ${p.add(f.to)}`];
+  if (f.group) parts.push(`group_name = ${p.add(f.group)}`);
+  if (f.topic) parts.push(`topic = ${p.add(f.topic)}`);
   const rows = await driver.query<{ t: unknown; n: unknown }>(
-    `SELECT (ts / ${b}) * ${b} AS t, count(DISTINCT (group_name, ts / ${EPISODE_MS})) AS n
-       FROM events
-      WHERE group_name = ANY(${groups}) AND ts BETWEEN ${from} AND ${to} AND kind = 'rebalance'
-        AND detail->>'action' = ANY(${p.add(OWNERSHIP_ACTIONS)}::text[]) ${topic}
-      GROUP BY 1`,
+    `SELECT (slot / ${b}) * ${b} AS t, count(DISTINCT (group_name, slot)) AS n FROM rebalance_rollups WHERE ${parts.join(" AND ")} GROUP BY 1`,
     p.values,
   );
   return new Map(rows.map((r) => [num(r.t), num(r.n)]));
@@ -111,16 +115,11 @@ export interface OutcomePoint {
 
 /** Caught vs leaked per bucket: are the dedup layers holding? */
 export async function outcomesOverTime(driver: SqlDriver, f: Filters): Promise<OutcomePoint[]> {
-  const p = new Params();
-  const b = p.add(f.bucketMs);
-  const rows = await driver.query<{ t: unknown; outcome: string; n: unknown }>(
-    `SELECT (second_ts / ${b}) * ${b} AS t, outcome, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
-    p.values,
-  );
+  const rows = await countsBy(driver, f, "outcome");
   const points = new Map<number, OutcomePoint>(bucketStarts(f).map((t) => [t, { t, caught: 0, leaked: 0, unknown: 0 }]));
   for (const row of rows) {
     const point = points.get(num(row.t));
-    if (point && (row.outcome === "caught" || row.outcome === "leaked" || row.outcome === "unknown")) point[row.outcome] += num(row.n);
+    if (point && (row.v === "caught" || row.v === "leaked" || row.v === "unknown")) point[row.v] += num(row.n);
   }
   return [...points.values()];
 }
@@ -138,7 +137,9 @@ export interface FunnelStage {
 export async function dedupFunnel(driver: SqlDriver, f: Filters): Promise<FunnelStage[]> {
   const p = new Params();
   const rows = await driver.query<{ outcome: string; layer: string | null; n: unknown }>(
-    `SELECT outcome, layer, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome <> 'unknown' GROUP BY 1, 2`,
+    fromRollups(f)
+      ? `SELECT outcome, nullif(layer, '') AS layer, sum(duplicates) AS n FROM duplicate_rollups WHERE ${rollupWhere(f, p)} AND outcome <> 'unknown' GROUP BY 1, 2`
+      : `SELECT outcome, layer, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome <> 'unknown' GROUP BY 1, 2`,
     p.values,
   );
   return funnelStages(rows.map((r) => ({ outcome: r.outcome, layer: r.layer, n: num(r.n) })));
@@ -159,17 +160,21 @@ function funnelStages(rows: readonly { outcome: string; layer: string | null; n:
   return stages;
 }
 
-/** Lower edges of the gap bins (ms), about 1-3-10 per decade, with edges on the 1 s and 1 min band limits. */
-const GAP_EDGES = [1, 3, 10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 10_800_000] as const;
+/**
+ * Lower edges of the gap bins (ms), about 1-3-10 per decade, with edges on the 1 s and 1 min band limits. The
+ * rollups bin with the same edges (dupscope_gap_bin in prisma/migrations/…_rollups).
+ */
+export const GAP_EDGES = [1, 3, 10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 10_800_000] as const;
 
 export type GapBin = { bin: number; fromMs: number; toMs: number | null; band: "ms" | "seconds" | "minutes" } & Record<Cause, number>;
 
 /** How far apart the two consumptions are, per cause: log-spaced bins, banded as gapClass bands them. */
 export async function gapHistogram(driver: SqlDriver, f: Filters): Promise<GapBin[]> {
   const p = new Params();
-  const edges = p.add(GAP_EDGES.map(String));
   const rows = await driver.query<{ bin: unknown; cause: string; n: unknown }>(
-    `SELECT width_bucket(abs(gap_ms), ${edges}::bigint[]) AS bin, cause, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
+    fromRollups(f)
+      ? `SELECT gap_bin AS bin, cause, sum(duplicates) AS n FROM duplicate_rollups WHERE ${rollupWhere(f, p)} GROUP BY 1, 2`
+      : `SELECT width_bucket(abs(gap_ms), ${p.add(GAP_EDGES.map(String))}::bigint[]) AS bin, cause, count(*) AS n FROM verdicts WHERE ${verdictWhere(f, p)} GROUP BY 1, 2`,
     p.values,
   );
   const bins: GapBin[] = Array.from({ length: GAP_EDGES.length + 1 }, (_, bin) => {
@@ -199,21 +204,30 @@ export interface RateRow {
 }
 
 /**
- * Groups (or topics) by duplicate rate: keys with a duplicate there over keys delivered there. Keys come from
- * key_diagnoses (every diagnosed key, by its last event), duplicates from verdicts; both in the range.
+ * Groups (or topics) by duplicate rate: keys with a duplicate there over keys delivered there. Keys count by their
+ * last event, duplicates by when they happened, both in the range.
  */
 export async function topByRate(driver: SqlDriver, f: Filters, by: "group" | "topic", limit = 8): Promise<RateRow[]> {
   const p = new Params();
-  const k = keyWhere(f, p);
-  const v = verdictWhere(f, p);
   const [array, column] = by === "group" ? ["groups", "group_name"] : ["topics", "topic"];
-  const rows = await driver.query<{ name: string; keys: unknown; dup_keys: unknown; duplicates: unknown }>(
-    `WITH delivered AS (SELECT x AS name, count(*) AS keys FROM key_diagnoses, unnest(${array}) AS x WHERE ${k} GROUP BY 1),
-          duplicated AS (SELECT ${column} AS name, count(DISTINCT biz_key) AS dup_keys, count(*) AS duplicates FROM verdicts WHERE ${v} AND ${column} IS NOT NULL GROUP BY 1)
-     SELECT delivered.name, delivered.keys, coalesce(duplicated.dup_keys, 0) AS dup_keys, coalesce(duplicated.duplicates, 0) AS duplicates
-       FROM delivered LEFT JOIN duplicated USING (name)`,
-    p.values,
-  );
+  let sql: string;
+  if (fromRollups(f)) {
+    const k = keyRollupWhere(f, p, by);
+    const v = rollupWhere(f, p, by);
+    sql = `WITH delivered AS (SELECT ${column} AS name, sum(keys) AS keys FROM key_rollups WHERE ${k} GROUP BY 1),
+                duplicated AS (SELECT ${column} AS name, sum(${f.cause ? "cause_key_firsts" : "key_firsts"}) AS dup_keys, sum(duplicates) AS duplicates
+                                 FROM duplicate_rollups WHERE ${v} GROUP BY 1)
+           SELECT delivered.name, delivered.keys, coalesce(duplicated.dup_keys, 0) AS dup_keys, coalesce(duplicated.duplicates, 0) AS duplicates
+             FROM delivered LEFT JOIN duplicated USING (name) WHERE delivered.keys > 0 AND delivered.name <> ''`;
+  } else {
+    const k = keyWhere(f, p);
+    const v = verdictWhere(f, p);
+    sql = `WITH delivered AS (SELECT x AS name, count(*) AS keys FROM key_diagnoses, unnest(${array}) AS x WHERE ${k} GROUP BY 1),
+                duplicated AS (SELECT ${column} AS name, count(DISTINCT biz_key) AS dup_keys, count(*) AS duplicates FROM verdicts WHERE ${v} AND ${column} IS NOT NULL GROUP BY 1)
+           SELECT delivered.name, delivered.keys, coalesce(duplicated.dup_keys, 0) AS dup_keys, coalesce(duplicated.duplicates, 0) AS duplicates
+             FROM delivered LEFT JOIN duplicated USING (name)`;
+  }
+  const rows = await driver.query<{ name: string; keys: unknown; dup_keys: unknown; duplicates: unknown }>(sql, p.values);
   return rows
     .map((r) => ({ name: r.name, keys: num(r.keys), keysWithDuplicates: num(r.dup_keys), duplicates: num(r.duplicates), rate: num(r.keys) === 0 ? 0 : num(r.dup_keys) / num(r.keys) }))
     .filter((r) => (by === "group" ? !f.group || r.name === f.group : !f.topic || r.name === f.topic))
@@ -242,15 +256,15 @@ export async function latestLeaks(driver: SqlDriver, f: Filters, limit = 10): Pr
   return rows.map((r) => ({ bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, defect: r.defect, gapMs: num(r.gap_ms), at: num(r.second_ts) }));
 }
 
-/** Groups and topics with keys in the range, for the filter menus. */
+/** Groups and topics with keys in the range, for the filter menus (whole minutes: key_rollups). */
 export async function filterChoices(driver: SqlDriver, f: Filters): Promise<{ groups: string[]; topics: string[] }> {
   const p = new Params();
-  const where = `last_ts BETWEEN ${p.add(f.from)} AND ${p.add(f.to)}`;
   const rows = await driver.query<{ kind: string; name: string }>(
-    `SELECT DISTINCT 'group' AS kind, unnest(groups) AS name FROM key_diagnoses WHERE ${where}
-     UNION SELECT DISTINCT 'topic', unnest(topics) FROM key_diagnoses WHERE ${where}`,
+    `SELECT DISTINCT CASE scope WHEN 1 THEN 'group' ELSE 'topic' END AS kind, CASE scope WHEN 1 THEN group_name ELSE topic END AS name
+       FROM key_rollups WHERE scope IN (1, 2) AND minute BETWEEN ${p.add(Math.floor(f.from / 60_000) * 60_000)} AND ${p.add(f.to)} AND keys > 0`,
     p.values,
   );
-  const pick = (kind: string, current: string | null) => [...new Set([...rows.filter((r) => r.kind === kind).map((r) => r.name), ...(current ? [current] : [])])].sort();
+  const pick = (kind: string, current: string | null) =>
+    [...new Set([...rows.filter((r) => r.kind === kind && r.name !== "").map((r) => r.name), ...(current ? [current] : [])])].sort();
   return { groups: pick("group", f.group), topics: pick("topic", f.topic) };
 }

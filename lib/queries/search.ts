@@ -7,8 +7,8 @@ const OFFSET_MSG_ID = /^[0-9A-Fa-f]{32}$/;
 
 /**
  * What the search box was given: a business key (events_biz_key_ts_idx), else a msgId (events_msg_id_idx),
- * else an offsetMsgId. No index covers offset_msg_id, so that last lookup scans events: it runs only for input
- * shaped like one and stops at the first match.
+ * else an offsetMsgId (events_offset_msg_id_idx, partial: only trace records carry one), tried only for input
+ * shaped like one.
  */
 export async function resolveSearch(driver: SqlDriver, q: string): Promise<SearchHit | null> {
   const [own] = await driver.query(`SELECT 1 FROM events WHERE biz_key = $1 LIMIT 1`, [q]);

@@ -21,15 +21,23 @@ const KEY_EVENTS_SQL = `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE bi
   SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`;
 
 /**
- * Then every merged window's keyless context: one index range per window (LATERAL), in time order and cut one row
- * past the limit, so a window that was cut is recognised. A null group stands for the keyless events without one.
+ * Then every merged window's keyless context: one range of events_keyless_group_ts_idx per window (LATERAL), in
+ * time order and cut one row past the limit, so a window that was cut is recognised. A null group stands for the
+ * keyless events without one; it gets its own branch because `IS NOT DISTINCT FROM` cannot use an index.
  */
-const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
-  FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
-  CROSS JOIN LATERAL (
+const windowContext = (groupMatch: string) => `CROSS JOIN LATERAL (
     SELECT ${EVENT_SELECT} FROM events e
-    WHERE e.biz_key IS NULL AND e.group_name IS NOT DISTINCT FROM w.group_name AND e.ts BETWEEN w.from_ts AND w.to_ts
+    WHERE e.biz_key IS NULL AND ${groupMatch} AND e.ts BETWEEN w.from_ts AND w.to_ts
     ORDER BY e.ts LIMIT ${CONTEXT_ROW_LIMIT + 1}) c`;
+const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
+    ${windowContext("e.group_name = w.group_name")}
+    WHERE w.group_name IS NOT NULL
+  UNION ALL
+  SELECT w.n::int AS window_no, c.*
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
+    ${windowContext("e.group_name IS NULL")}
+    WHERE w.group_name IS NULL`;
 
 interface ContextWindow {
   group: string | null;

@@ -69,7 +69,14 @@ for (const backend of backends) {
 
     it("creates the lookup indexes the API relies on", async () => {
       const rows = await store.driver.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname`);
-      assert.deepEqual(rows.map((r) => r.indexname), ["events_biz_key_ts_idx", "events_group_name_ts_idx", "events_msg_id_idx", "events_pkey"]);
+      assert.deepEqual(rows.map((r) => r.indexname), [
+        "events_biz_key_ts_idx",
+        "events_group_name_ts_idx",
+        "events_keyless_group_ts_idx",
+        "events_msg_id_idx",
+        "events_offset_msg_id_idx",
+        "events_pkey",
+      ]);
     });
 
     it("stores each event once, counting re-inserts and in-batch repeats as duplicates", async () => {

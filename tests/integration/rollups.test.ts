@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { loadDemoDay } from "../../lib/demo/load.ts";
+import { CAUSES } from "../../lib/diagnosis/vocabulary.ts";
+import { driverSink } from "../../lib/ingest/driver-sink.ts";
+import { parseFilters, type Filters } from "../../lib/queries/filters.ts";
+import { dedupFunnel, duplicatesByCause, EPISODE_MS, filterChoices, gapHistogram, outcomesOverTime, OWNERSHIP_ACTIONS, topByRate, totals } from "../../lib/queries/overview.ts";
+import { fromRollups } from "../../lib/queries/sql.ts";
+import { drainQueue } from "../../lib/store/diagnoses.ts";
+import { openStore, type Store } from "../../lib/store/open.ts";
+import { backends } from "../helpers/stores.ts";
+
+/**
+ * The overview answers ranges of an hour and longer from the rollups the triggers keep, shorter ones from the
+ * verdicts. Both must tell the same story: every widget is computed both ways over the same whole-minute range and
+ * compared, after the worker wrote the verdicts and again after it rewrote all of them.
+ */
+
+const NOW = Date.UTC(2026, 11, 1, 9, 30);
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** The same range charted by the minute (rollups) and by 30 s (verdicts). */
+function bothWays(sp: Record<string, string>): { rollups: Filters; verdicts: Filters } {
+  const base = parseFilters({ range: "custom", from: String(NOW - 7 * HOUR), to: String(NOW - 1), ...sp }, NOW);
+  const rollups = { ...base, bucketMs: MINUTE };
+  const verdicts = { ...base, bucketMs: 30_000 };
+  assert.ok(fromRollups(rollups) && !fromRollups(verdicts));
+  return { rollups, verdicts };
+}
+
+/** A 30 s series summed into minutes, to compare with the per-minute one. */
+function perMinute<T extends { t: number }>(points: T[], keys: readonly (keyof T)[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const p of points) {
+    const minute = Math.floor(p.t / MINUTE) * MINUTE;
+    const sums = out.get(minute) ?? keys.map(() => 0);
+    keys.forEach((k, i) => (sums[i]! += Number(p[k])));
+    out.set(minute, sums);
+  }
+  for (const [minute, sums] of out) if (sums.every((n) => n === 0)) out.delete(minute);
+  return out;
+}
+
+
+for (const backend of backends) {
+  describe(`overview rollups on ${backend.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    /** Each filter alone, and all three at once on the most common combination. */
+    let filters: Record<string, string>[];
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      store = await openStore(created.config);
+      await loadDemoDay({ now: NOW, hours: 6, runs: 2, scale: 0.5, sink: driverSink(store.driver) });
+      await drainQueue(store.driver);
+      const [common] = await store.driver.query<{ group_name: string; topic: string; cause: string }>(
+        `SELECT group_name, topic, cause FROM verdicts WHERE group_name IS NOT NULL AND topic IS NOT NULL GROUP BY 1, 2, 3 ORDER BY count(*) DESC, 1, 2, 3 LIMIT 1`,
+      );
+      filters = [{}, { group: "cg_order_paid" }, { topic: "order_paid" }, { cause: "rebalance" }, { group: common!.group_name, topic: common!.topic, cause: common!.cause }];
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
+
+    async function assertSameStory(label: string): Promise<void> {
+      for (const sp of filters) {
+        const what = `${label}, filters ${JSON.stringify(sp)}`;
+        const { rollups, verdicts } = bothWays(sp);
+        assert.deepEqual(await totals(store.driver, rollups), await totals(store.driver, verdicts), `totals: ${what}`);
+        assert.deepEqual(await dedupFunnel(store.driver, rollups), await dedupFunnel(store.driver, verdicts), `funnel: ${what}`);
+        assert.deepEqual(await gapHistogram(store.driver, rollups), await gapHistogram(store.driver, verdicts), `gap bins: ${what}`);
+        for (const by of ["group", "topic"] as const) {
+          assert.deepEqual(await topByRate(store.driver, rollups, by, 50), await topByRate(store.driver, verdicts, by, 50), `top ${by}s: ${what}`);
+        }
+        const causeKeys = [...CAUSES, "rebalances"] as const;
+        assert.deepEqual(
+          perMinute(await duplicatesByCause(store.driver, rollups), causeKeys),
+          perMinute(await duplicatesByCause(store.driver, verdicts), causeKeys),
+          `duplicates by cause: ${what}`,
+        );
+        const outcomeKeys = ["caught", "leaked", "unknown"] as const;
+        assert.deepEqual(
+          perMinute(await outcomesOverTime(store.driver, rollups), outcomeKeys),
+          perMinute(await outcomesOverTime(store.driver, verdicts), outcomeKeys),
+          `outcomes: ${what}`,
+        );
+      }
+    }
+
+    it("every widget reads the same from the rollups as from the verdicts", async () => {
+      const t = await totals(store.driver, bothWays({}).rollups);
+      assert.ok(t.duplicates > 100 && t.keysWithDuplicates > 50 && t.keys > t.keysWithDuplicates, JSON.stringify(t));
+      const filtered = await totals(store.driver, bothWays(filters.at(-1)!).rollups);
+      assert.ok(filtered.duplicates > 10, "the narrowest filter still has duplicates to compare");
+      await assertSameStory("after the first diagnosis");
+    });
+
+    it("rebalance episodes: the trigger's slots are the events' ownership changes", async () => {
+      const [row] = await store.driver.query<{ raw: unknown; rolled: unknown; lines: unknown; rolled_lines: unknown }>(
+        `SELECT (SELECT count(DISTINCT (group_name, ts / ${EPISODE_MS})) FROM events WHERE kind = 'rebalance' AND detail->>'action' = ANY($1::text[])) AS raw,
+                (SELECT count(*) FROM (SELECT DISTINCT group_name, slot FROM rebalance_rollups) s) AS rolled,
+                (SELECT count(*) FROM events WHERE kind = 'rebalance' AND detail->>'action' = ANY($1::text[])) AS lines,
+                (SELECT sum(lines) FROM rebalance_rollups) AS rolled_lines`,
+        [OWNERSHIP_ACTIONS],
+      );
+      assert.ok(Number(row!.raw) > 5, JSON.stringify(row));
+      assert.equal(Number(row!.rolled), Number(row!.raw));
+      assert.equal(Number(row!.rolled_lines), Number(row!.lines));
+    });
+
+    it("stay true when the worker rewrites every key's verdicts and diagnosis", async () => {
+      const [before] = await store.driver.query<{ rows: unknown }>(`SELECT count(*) AS rows FROM duplicate_rollups WHERE duplicates <> 0`);
+      await store.driver.run(`INSERT INTO diagnosis_queue (biz_key) SELECT biz_key FROM key_diagnoses ON CONFLICT DO NOTHING`);
+      assert.ok((await drainQueue(store.driver)) > 100);
+      const [afterwards] = await store.driver.query<{ rows: unknown }>(`SELECT count(*) AS rows FROM duplicate_rollups WHERE duplicates <> 0`);
+      assert.equal(Number(afterwards!.rows), Number(before!.rows));
+      const [sums] = await store.driver.query<{ rolled: unknown; stored: unknown; keys: unknown; diagnosed: unknown }>(
+        `SELECT (SELECT sum(duplicates) FROM duplicate_rollups WHERE scope = 3) AS rolled, (SELECT count(*) FROM verdicts) AS stored,
+                (SELECT sum(keys) FROM key_rollups WHERE scope = 3) AS keys, (SELECT count(*) FROM key_diagnoses) AS diagnosed`,
+      );
+      assert.equal(Number(sums!.rolled), Number(sums!.stored));
+      assert.equal(Number(sums!.keys), Number(sums!.diagnosed));
+      await assertSameStory("after every key was diagnosed again");
+    });
+
+    it("a deleted key leaves the rollups", async () => {
+      const [key] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM verdicts ORDER BY biz_key LIMIT 1`);
+      const before = await totals(store.driver, bothWays({}).rollups);
+      const [own] = await store.driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key!.biz_key]);
+      await store.driver.run(`DELETE FROM verdicts WHERE biz_key = $1`, [key!.biz_key]);
+      await store.driver.run(`DELETE FROM key_diagnoses WHERE biz_key = $1`, [key!.biz_key]);
+      const afterwards = await totals(store.driver, bothWays({}).rollups);
+      assert.equal(afterwards.duplicates, before.duplicates - Number(own!.n));
+      assert.equal(afterwards.keys, before.keys - 1);
+      assert.equal(afterwards.keysWithDuplicates, before.keysWithDuplicates - 1);
+      await assertSameStory("after a key was deleted");
+    });
+
+    it("the filter menus list the groups and topics with keys in the range", async () => {
+      const choices = await filterChoices(store.driver, bothWays({}).rollups);
+      assert.ok(choices.groups.includes("cg_order_paid") && choices.groups.includes("cg_ledger"), JSON.stringify(choices));
+      assert.ok(choices.topics.includes("order_paid"));
+      assert.ok(!choices.groups.includes("") && !choices.topics.includes(""));
+      const empty = await filterChoices(store.driver, parseFilters({ range: "custom", from: String(NOW - 30 * HOUR), to: String(NOW - 29 * HOUR) }, NOW));
+      assert.deepEqual(empty, { groups: [], topics: [] });
+    });
+  });
+}
