@@ -12,7 +12,7 @@ import type { RangeKey } from "../queries/filters.ts";
 const en = {
   brand: "dupscope",
   skipToContent: "Skip to content",
-  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", main: "Main" },
+  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", alerts: "Alerts", main: "Main" },
   search: {
     label: "Business key, msgId or offsetMsgId",
     placeholder: "bizKey, msgId or offsetMsgId",
@@ -218,7 +218,7 @@ export type Dictionary = typeof en;
 const zh: Dictionary = {
   brand: "dupscope",
   skipToContent: "跳到正文",
-  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", main: "主导航" },
+  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", alerts: "告警", main: "主导航" },
   search: {
     label: "业务键、msgId 或 offsetMsgId",
     placeholder: "业务键、msgId 或 offsetMsgId",

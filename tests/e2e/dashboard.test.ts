@@ -181,6 +181,7 @@ describe("dashboard in Chromium", () => {
     await page.waitForSelector('html[lang="zh-CN"]');
     assert.match(page.url(), new RegExp(`/keys/${items[0]!.bizKey}$`), "the switch comes back to the same page");
     assert.match((await page.locator('[data-testid="verdict-headline"]').first().textContent()) ?? "", /^重复消费的原因是/);
+    assert.deepEqual(await page.locator("nav.nav a").allTextContents(), ["总览", "重复消费", "消费组", "告警"]);
     await screenshot(page, "key-zh");
     await assertAccessible(page, "the key page in Chinese");
     await page.click('nav.lang a[lang="en"]');
@@ -229,6 +230,17 @@ describe("dashboard in Chromium", () => {
     const lines = (await csv.text()).trim().split("\r\n");
     assert.match(lines[0]!, /^second_iso,secondTs,firstTs,bizKey,group,topic,cause/);
     assert.ok(lines.length > 100, `${lines.length} CSV lines`);
+  });
+
+  it("the header links to the alert rules and marks that section as the current one", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/duplicates`);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Duplicates"]);
+    await Promise.all([page.waitForURL("**/alerts"), nav.getByRole("link", { name: "Alerts" }).click()]);
+    assert.equal(await page.title(), "Alerts · dupscope");
+    assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Alerts"]);
+    await assertAccessible(page, "the alerts page");
   });
 
   it("an unknown page answers 404 and says so in its title", async () => {
