@@ -34,6 +34,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               { href: "/", text: t.nav.overview },
               { href: "/duplicates", text: t.nav.duplicates },
               { href: "/groups", text: t.nav.groups },
+              { href: "/alerts", text: t.nav.alerts },
             ]}
           />
           <SearchBox id="q" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} />

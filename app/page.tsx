@@ -63,7 +63,7 @@ export default async function OverviewPage({ searchParams }: Props) {
     <>
       <h1>{t.overview.heading}</h1>
       <p className="muted">{t.overview.intro}</p>
-      <SearchBox id="q-home" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} />
+      <SearchBox id="q-home" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} landmark={false} />
       <FilterBar action="/" f={f} choices={choices} t={t} locale={locale} />
       <p className="muted range">{t.filters.showing(new Date(f.from).toISOString().slice(0, 16).replace("T", " "), new Date(f.to).toISOString().slice(0, 16).replace("T", " "))}</p>
       {state.newestDuplicate !== null && state.newestDuplicate < f.from ? (

@@ -1,10 +1,11 @@
 /**
  * A plain GET form to /keys, so lookup works before (and without) JavaScript; /keys resolves a msgId or an
- * offsetMsgId to its business key.
+ * offsetMsgId to its business key. The header's box is the page's search landmark; a second box in a page's
+ * content passes `landmark={false}`, since two search landmarks of the same name cannot be told apart.
  */
-export function SearchBox({ id, label, placeholder, button, defaultValue = "", autoFocus = false }: { id: string; label: string; placeholder: string; button: string; defaultValue?: string; autoFocus?: boolean }) {
+export function SearchBox({ id, label, placeholder, button, defaultValue = "", autoFocus = false, landmark = true }: { id: string; label: string; placeholder: string; button: string; defaultValue?: string; autoFocus?: boolean; landmark?: boolean }) {
   return (
-    <form className="search" action="/keys" method="get" role="search">
+    <form className="search" action="/keys" method="get" role={landmark ? "search" : undefined}>
       <label htmlFor={id} className="visually-hidden">
         {label}
       </label>

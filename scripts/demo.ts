@@ -1,19 +1,40 @@
 // `npm run demo [-- --server URL --token T --scale N --seed S]`: loads a simulated day of a realistic incident mix
-// (lib/demo/day.ts) into a running dupscope server, through the same parsers, pipeline and HTTP sink as
-// `dupscope ingest`. The server's diagnosis worker then fills in the verdicts within a minute or so.
+// (lib/demo/day.ts) through the same parsers and ingest pipeline as `dupscope ingest`, into an empty store.
+//
+// Without --server it opens the configured store itself (DATABASE_URL, else the embedded one in
+// DUPSCOPE_DATA_DIR), like `npm run db:migrate`, and diagnoses every key before it exits, so the next `npm start`
+// shows a complete dashboard. The embedded store can be open in one process only: when a running server holds it,
+// the day goes to that server over HTTP instead ($DUPSCOPE_SERVER, else http://localhost:$PORT), and the server's
+// diagnosis worker fills in the verdicts.
 import { parseArgs } from "node:util";
 import { loadDemoDay } from "../lib/demo/load.ts";
+import { driverSink } from "../lib/ingest/driver-sink.ts";
 import { httpSink } from "../lib/ingest/http-sink.ts";
-import { DEFAULT_RETRY } from "../lib/ingest/sink.ts";
+import { DEFAULT_RETRY, type EventSink } from "../lib/ingest/sink.ts";
+import { describeLocation, storeConfigFromEnv } from "../lib/store/config.ts";
+import { StoreLockedError } from "../lib/store/data-dir-lock.ts";
+import { processQueueStep } from "../lib/store/diagnoses.ts";
+import { openStore, type Store } from "../lib/store/open.ts";
 
-const { values } = parseArgs({
-  options: {
-    server: { type: "string", default: process.env.DUPSCOPE_SERVER ?? "http://localhost:3000" },
-    token: { type: "string", default: process.env.DUPSCOPE_INGEST_TOKEN },
-    scale: { type: "string", default: "1" },
-    seed: { type: "string" },
-  },
-});
+const USAGE = "usage: npm run demo [-- --server URL --token T --scale N --seed S]";
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        server: { type: "string" },
+        token: { type: "string", default: process.env.DUPSCOPE_INGEST_TOKEN },
+        scale: { type: "string", default: "1" },
+        seed: { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const values = options();
 
 const scale = Number(values.scale);
 if (!(scale > 0)) {
@@ -26,39 +47,110 @@ if (seed !== undefined && !Number.isSafeInteger(seed)) {
   process.exit(2);
 }
 
-const sink = httpSink(values.server, {
-  ...(values.token ? { token: values.token } : {}),
-  retry: { ...DEFAULT_RETRY, giveUpAfterMs: 30_000, onRetry: (n, delay, error) => console.error(`retry ${n} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`) },
-});
 const tty = Boolean(process.stderr.isTTY);
-let lastRun = 0;
-console.error(`loading a simulated day into ${values.server}…`);
+const count = (n: number) => n.toLocaleString("en-US");
+let lineOpen = false;
+
+/** One progress line, rewritten in place on a terminal; in a log, only lines that start a new stage. */
+function progress(line: string, newStage: boolean): void {
+  if (tty) {
+    process.stderr.write(`\r\x1b[2K${line}`);
+    lineOpen = true;
+  } else if (newStage) console.error(line);
+}
+
+function endProgress(): void {
+  if (lineOpen) process.stderr.write("\n");
+  lineOpen = false;
+}
+
+interface Target {
+  sink: EventSink;
+  /** Present when this process opened the store, and so also diagnoses what it loaded. */
+  store?: Store;
+  /** What to open once the day is in. */
+  next: string;
+}
+
+function overHttp(server: string): Target {
+  const sink = httpSink(server, {
+    ...(values.token ? { token: values.token } : {}),
+    retry: { ...DEFAULT_RETRY, giveUpAfterMs: 30_000, onRetry: (n, delay, error) => console.error(`retry ${n} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`) },
+  });
+  console.error(`loading a simulated day into the server at ${server}…`);
+  return { sink, next: `the server diagnoses the keys in the background; open ${server}` };
+}
+
+async function openTarget(): Promise<Target> {
+  if (values.server) return overHttp(values.server);
+  const config = storeConfigFromEnv();
+  let store: Store;
+  try {
+    store = await openStore(config, { log: (message) => console.error(message) });
+  } catch (error) {
+    if (!(error instanceof StoreLockedError)) throw error;
+    const server = process.env.DUPSCOPE_SERVER ?? `http://localhost:${process.env.PORT ?? 3000}`;
+    console.error(`${error.message}\nsending the demo to the server at ${server} instead (--server picks another).`);
+    return overHttp(server);
+  }
+  const [row] = await store.driver.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM events) AS any`);
+  if (row?.any) {
+    await store.close();
+    // The demo's keys and hosts would mix with what is there and read as duplicates and rebalances of it.
+    const elsewhere = config.mode === "postgres" ? "point DATABASE_URL at an empty database" : "set DUPSCOPE_DATA_DIR to an empty directory";
+    throw new Error(`the ${config.mode} store ${describeLocation(config)} already holds events: the demo day goes only into an empty store (${elsewhere})`);
+  }
+  console.error(`loading a simulated day into the ${config.mode} store ${describeLocation(config)}…`);
+  const start = config.mode === "postgres" ? "npm start with the same DATABASE_URL" : "npm start";
+  return { sink: driverSink(store.driver), store, next: `to see it: ${start}, then open http://localhost:${process.env.PORT ?? 3000}` };
+}
+
+/** Drains the diagnosis queue the load filled, as the server's worker would, reporting the keys left. */
+async function diagnose(store: Store): Promise<number> {
+  let diagnosed = 0;
+  progress("diagnosing…", true);
+  for (;;) {
+    const step = await processQueueStep(store.driver);
+    diagnosed += step.keysDiagnosed;
+    if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return diagnosed;
+    progress(`diagnosing: ${count(diagnosed)} keys done, ${count(step.remaining)} left`, false);
+  }
+}
+
+let target: Target | undefined;
 try {
+  target = await openTarget();
+  let lastRun = 0;
   const result = await loadDemoDay({
     now: Date.now(),
     scale,
     ...(seed === undefined ? {} : { seed }),
-    sink,
+    sink: target.sink,
     onProgress: (p) => {
-      const line = `run ${p.run}/${p.runs}, file ${p.fileInRun}/${p.filesInRun} (${p.file}): ${p.accepted.toLocaleString("en-US")} events stored`;
-      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-      else if (p.run !== lastRun) console.error(line);
+      progress(`run ${p.run}/${p.runs}, file ${p.fileInRun}/${p.filesInRun} (${p.file}): ${count(p.accepted)} events stored`, p.run !== lastRun);
       lastRun = p.run;
     },
   });
-  if (tty) process.stderr.write("\n");
+  endProgress();
   const keys = result.runs.reduce((n, r) => n + r.keys, 0);
   const duplicates = result.runs.reduce((n, r) => n + r.truth.duplicates.length, 0);
   console.error(
-    `done in ${(result.elapsedMs / 1000).toFixed(1)} s: ${result.runs.length} runs, ${result.files} files, ${result.lines.toLocaleString("en-US")} lines, ` +
-      `${result.accepted.toLocaleString("en-US")} events stored (${result.alreadyStored.toLocaleString("en-US")} already there), ${result.rejected} rejected; ` +
-      `${keys.toLocaleString("en-US")} keys, ${duplicates.toLocaleString("en-US")} duplicates planned.`,
+    `loaded in ${(result.elapsedMs / 1000).toFixed(1)} s: ${result.runs.length} runs, ${result.files} files, ${count(result.lines)} lines, ` +
+      `${count(result.accepted)} events stored (${count(result.alreadyStored)} already there), ${result.rejected} rejected; ` +
+      `${count(keys)} keys, ${count(duplicates)} duplicates planned.`,
   );
-  console.error(`the server diagnoses them in the background; open ${values.server}`);
+  if (target.store) {
+    const started = Date.now();
+    const diagnosed = await diagnose(target.store);
+    endProgress();
+    console.error(`diagnosed ${count(diagnosed)} keys in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  }
+  console.error(target.next);
 } catch (error) {
-  if (tty) process.stderr.write("\n");
+  endProgress();
   console.error(`demo: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  process.exitCode = 1;
 } finally {
-  await sink.close();
+  await target?.sink.close();
+  await target?.store?.close();
 }

@@ -12,7 +12,7 @@ import type { RangeKey } from "../queries/filters.ts";
 const en = {
   brand: "dupscope",
   skipToContent: "Skip to content",
-  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", main: "Main" },
+  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", alerts: "Alerts", main: "Main" },
   search: {
     label: "Business key, msgId or offsetMsgId",
     placeholder: "bizKey, msgId or offsetMsgId",
@@ -72,7 +72,7 @@ const en = {
     ingest: "Then send them with dupscope ingest (see the README), or post normalized events to /api/v1/events.",
     demoTitle: "See it with a simulated day",
     demoBody: "Loads a day of a realistic incident mix (rebalance storms, crashes, producer retries, expired markers…) from the simulator through the real parsers.",
-    demoCli: "From a terminal: npm run demo",
+    demoCli: "the same from a terminal",
     demoButton: "Load a simulated day",
     token: "Ingest token",
     demoStarting: "Simulating the first run…",
@@ -218,7 +218,7 @@ export type Dictionary = typeof en;
 const zh: Dictionary = {
   brand: "dupscope",
   skipToContent: "跳到正文",
-  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", main: "主导航" },
+  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", alerts: "告警", main: "主导航" },
   search: {
     label: "业务键、msgId 或 offsetMsgId",
     placeholder: "业务键、msgId 或 offsetMsgId",
@@ -278,7 +278,7 @@ const zh: Dictionary = {
     ingest: "然后用 dupscope ingest 导入（见 README），或把标准化事件 POST 到 /api/v1/events。",
     demoTitle: "用模拟的一天来体验",
     demoBody: "从模拟器加载一天的真实故障组合（重平衡风暴、进程崩溃、生产者重试、标记过期……），经由真实的解析器导入。",
-    demoCli: "在终端中：npm run demo",
+    demoCli: "在终端中加载同样的数据",
     demoButton: "加载模拟的一天",
     token: "导入令牌",
     demoStarting: "正在模拟第一轮…",

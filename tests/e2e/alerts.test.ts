@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { runSimulation } from "../../lib/simulator/run.ts";
+import { assertAccessible } from "../helpers/axe.ts";
 import { startHttpReceiver, type HttpReceiver } from "../integration/alerts-fixtures.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
@@ -83,6 +84,7 @@ describe("alerts page", () => {
     assert.match(await history.innerText(), /ledger leak[\s\S]*critical[\s\S]*leaked duplicates in group cg_ledger > 0 in 2h: now \d+/);
     const links = await history.getByRole("link").allInnerTexts();
     assert.ok(links.length > 0 && links.every((k) => leaked.includes(k)), `history links ${links.join(", ")} are leaked keys (${leaked.join(", ")})`);
+    await assertAccessible(page, "the alerts page with a firing rule");
 
     await history.getByRole("link", { name: links[0]! }).click();
     await page.waitForURL(`**/keys/${encodeURIComponent(links[0]!)}`);

@@ -7,6 +7,7 @@ import { causeName } from "../../lib/diagnosis/messages.ts";
 import { sameProcess, canonicalInstance } from "../../lib/events/instance.ts";
 import { httpSink } from "../../lib/ingest/http-sink.ts";
 import { withRedis } from "../../lib/redis/connect.ts";
+import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
 import { orderStory, T0, toNdjson } from "../helpers/events.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
@@ -100,6 +101,7 @@ describe("dashboard in Chromium", () => {
     assert.ok((await page.locator('[data-widget="funnel"] .recharts-bar-rectangle path').count()) >= 4, "funnel stages are drawn");
     assert.ok((await page.locator('[data-widget="leaks"] tbody tr').count()) > 0, "latest leaks are listed");
     await screenshot(page, "overview");
+    await assertAccessible(page, "the overview");
 
     const dark = await browser.newPage({ colorScheme: "dark" });
     await dark.goto(`${server.url}/`);
@@ -163,6 +165,8 @@ describe("dashboard in Chromium", () => {
       assert.match((await row.textContent()) ?? "", /exists(59 min \d+ s|1 h)$/, "the marker's TTL is read from Redis");
     }
 
+    await assertAccessible(page, "the key page");
+
     const msgId = report.events.find((e) => e.msgId !== null)!.msgId!;
     await page.goto(`${server.url}/keys?q=${msgId}`);
     assert.match(page.url(), new RegExp(`/keys/${pick.bizKey}\\?via=msgId`), "a msgId leads to its key");
@@ -177,7 +181,9 @@ describe("dashboard in Chromium", () => {
     await page.waitForSelector('html[lang="zh-CN"]');
     assert.match(page.url(), new RegExp(`/keys/${items[0]!.bizKey}$`), "the switch comes back to the same page");
     assert.match((await page.locator('[data-testid="verdict-headline"]').first().textContent()) ?? "", /^重复消费的原因是/);
+    assert.deepEqual(await page.locator("nav.nav a").allTextContents(), ["总览", "重复消费", "消费组", "告警"]);
     await screenshot(page, "key-zh");
+    await assertAccessible(page, "the key page in Chinese");
     await page.click('nav.lang a[lang="en"]');
     await page.waitForSelector('html[lang="en"]');
   });
@@ -188,7 +194,9 @@ describe("dashboard in Chromium", () => {
     await page.goto(`${server.url}/groups`);
     const groupRows = await page.locator('[data-testid="groups"] tbody tr').count();
     assert.ok(groupRows >= 5, `${groupRows} groups listed: ${await page.locator("main").innerText()}`);
+    assert.equal(await page.title(), "Consumer groups · dupscope");
     await screenshot(page, "groups");
+    await assertAccessible(page, "the groups page");
     await Promise.all([page.waitForURL("**/groups/cg_order_paid"), page.click('[data-testid="groups"] a:text-is("cg_order_paid")')]);
     assert.ok((await page.locator('[data-testid="rebalance-episode"]').count()) > 0, "rebalance episodes are listed");
     assert.match((await page.locator('[data-testid="rebalance-episode"]').allTextContents()).join("\n"), /broker-[ab]:\d moved from \S+ to \S+/);
@@ -199,7 +207,9 @@ describe("dashboard in Chromium", () => {
       await page.reload();
       assert.match((await page.locator('[data-testid="ttl-sample"]').textContent()) ?? "", /1 without TTL.*NEVER-EXPIRES-1/);
     }
+    assert.equal(await page.title(), "cg_order_paid · Consumer groups · dupscope");
     await screenshot(page, "group");
+    await assertAccessible(page, "a group's page");
     assert.deepEqual(await problemsOf(browser, seen), []);
   });
 
@@ -207,7 +217,9 @@ describe("dashboard in Chromium", () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/duplicates`);
     assert.equal(await page.locator('[data-testid="duplicates"] tbody tr').count(), 50);
+    assert.equal(await page.title(), "Duplicates · dupscope");
     await screenshot(page, "duplicates");
+    await assertAccessible(page, "the duplicates page");
     const firstPage = await page.locator('[data-testid="duplicates"] tbody tr td:nth-child(2)').allTextContents();
     await Promise.all([page.waitForURL(/cursor=/), page.click('nav.pager a:text-is("Next page")')]);
     const secondPage = await page.locator('[data-testid="duplicates"] tbody tr td:nth-child(2)').allTextContents();
@@ -218,6 +230,24 @@ describe("dashboard in Chromium", () => {
     const lines = (await csv.text()).trim().split("\r\n");
     assert.match(lines[0]!, /^second_iso,secondTs,firstTs,bizKey,group,topic,cause/);
     assert.ok(lines.length > 100, `${lines.length} CSV lines`);
+  });
+
+  it("the header links to the alert rules and marks that section as the current one", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/duplicates`);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Duplicates"]);
+    await Promise.all([page.waitForURL("**/alerts"), nav.getByRole("link", { name: "Alerts" }).click()]);
+    assert.equal(await page.title(), "Alerts · dupscope");
+    assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Alerts"]);
+    await assertAccessible(page, "the alerts page");
+  });
+
+  it("an unknown page answers 404 and says so in its title", async () => {
+    // Over plain HTTP: Chromium logs every 404 as a console error, which the browser tests must not have.
+    const response = await fetch(`${server.url}/no-such-page`);
+    assert.equal(response.status, 404);
+    assert.match(await response.text(), /<title>Not found · dupscope<\/title>/);
   });
 
   it("is usable from the keyboard: a skip link first, then the navigation", async () => {
@@ -275,6 +305,7 @@ describe("login gate and the empty store", () => {
     assert.match(page.url(), /\/login\?next=%2Fgroups%3Frange%3D1h$/);
     assert.equal(await page.title(), "Sign in · dupscope");
     await screenshot(page, "login");
+    await assertAccessible(page, "the login page");
     for (const path of ["/api/v1/duplicates", "/api/v1/keys/PAY-1", "/api/v1/findings", "/api/v1/live", "/api/v1/demo"]) {
       const response = await fetch(`${server.url}${path}`);
       assert.equal(response.status, 401, path);
@@ -302,6 +333,7 @@ describe("login gate and the empty store", () => {
       /No traces yet — enable traceTopicEnable on the broker and enableMsgTrace on clients, or run dupscope simulate\./,
     );
     await screenshot(page, "empty-store");
+    await assertAccessible(page, "the empty store's overview");
     await page.fill("#demo-token", TOKEN);
     await page.click('button:text-is("Load a simulated day")');
     await page.locator('.demo-loader [role="status"]:text-matches("Simulating|Loading run")').waitFor({ timeout: 20_000 });

@@ -20,8 +20,10 @@ export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ group: string }>; searchParams: Promise<SearchParams> };
 
-export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: pathParam((await params).group) };
+export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
+  // A bare group name could be anything in a list of tabs: say it is a consumer group.
+  const { t } = await requestText((await searchParams).lang);
+  return { title: `${pathParam((await params).group)} · ${t.groups.title}` };
 }
 
 export default async function GroupPage({ params, searchParams }: Props) {
