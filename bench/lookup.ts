@@ -1,4 +1,4 @@
-// npm run bench:lookup [-- --events N] [--keys K] [--keep] [--reuse] — fills a fresh PostgreSQL database with ~N
+// npm run bench:lookup [-- --events N] [--keys K] [--keep] [--reuse] [--database NAME] — fills a fresh PostgreSQL database with ~N
 // simulated events through the real parsers and write path, then times GET /api/v1/keys/{bizKey} on the built
 // server for K random keys, next to the same lookup in process and the bare SQL of the same rows, measured in the
 // same run. --keep leaves the database; --reuse measures a kept one again without refilling it (a 10M fill takes
@@ -32,7 +32,7 @@ const KEYS = Number(arg("keys", "1000"));
 const KEEP = args.includes("--keep");
 const REUSE = args.includes("--reuse");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const DATABASE = "dupscope_bench_lookup";
+const DATABASE = arg("database", "dupscope_bench_lookup");
 const ROOT = path.join(import.meta.dirname, "..");
 
 /** Keys per simulator run: ~230k events and ~450 MB of memory, whatever N is. */

@@ -1,4 +1,4 @@
-// npm run bench:pages [-- --keys K] [--rounds R] — server time of the overview (`/`) and key pages (`/keys/…`) on
+// npm run bench:pages [-- --keys K] [--rounds R] [--database NAME] — server time of the overview (`/`) and key pages (`/keys/…`) on
 // the store `npm run bench:lookup -- --keep` leaves (10M events by default). It first brings the store's derived
 // tables up to date as the server's worker would (migrations, then the diagnosis queue drained, with progress),
 // then times whole responses of `next start` with the worker off, next to the overview's queries run in process.
@@ -22,7 +22,7 @@ const arg = (name: string, fallback: string) => {
 const KEYS = Number(arg("keys", "200"));
 const ROUNDS = Number(arg("rounds", "10"));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const DATABASE = "dupscope_bench_lookup";
+const DATABASE = arg("database", "dupscope_bench_lookup");
 const ROOT = path.join(import.meta.dirname, "..");
 const TARGET_MS = 1000;
 const HOUR = 3_600_000;
