@@ -148,7 +148,7 @@ export async function processQueueStep(driver: SqlDriver, batch = 200): Promise<
   return { marksExpanded: marks.length, keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
 }
 
-/** Drains the queue completely; for tests, the demo loader and the benchmark. */
+/** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */
 export async function drainQueue(driver: SqlDriver, batch = 200): Promise<number> {
   let total = 0;
   for (;;) {
