@@ -36,8 +36,15 @@ const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
   UNION ALL
   SELECT w.n::int AS window_no, c.*
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
-    ${windowContext("e.group_name IS NULL")}
+    ${windowContext("e.group_name IS NULL AND ltrim(e.instance) LIKE ANY($4::text[])")}
     WHERE w.group_name IS NULL`;
+
+/**
+ * Keyless events without a group belong to a key's context only from its hosts (scope.ts). A host is always a
+ * prefix of the instance it was derived from (lib/events/instance.ts), so `LIKE host%` keeps every row that can
+ * match and drops the other producers' lines in SQL; contextOf then applies the exact rule per key.
+ */
+const hostPrefix = (host: string) => `${host.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 interface ContextWindow {
   group: string | null;
@@ -78,12 +85,13 @@ function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEven
   else map.set(key, [event]);
 }
 
-async function loadContext(driver: SqlDriver, windows: ContextWindow[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
+async function loadContext(driver: SqlDriver, windows: ContextWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
   if (windows.length === 0) return { context: [], truncated: false };
   const rows = await driver.query<EventRowSql & { window_no: number }>(CONTEXT_SQL, [
     windows.map((w) => w.group),
     windows.map((w) => w.from),
     windows.map((w) => w.to),
+    hosts.map(hostPrefix),
   ]);
   const byWindow = new Map<number, NormalizedEvent[]>();
   for (const row of rows) pushTo(byWindow, row.window_no, eventFromSql(row));
@@ -123,7 +131,8 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
     scopes.set(key, contextScope(all)!);
   }
 
-  const { context, truncated } = await loadContext(driver, mergedWindows([...scopes.values()]));
+  const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
+  const { context, truncated } = await loadContext(driver, mergedWindows([...scopes.values()]), hosts);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];

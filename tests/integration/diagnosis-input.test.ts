@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { loadDemoDay } from "../../lib/demo/load.ts";
+import { contextOf, msgIdsOf } from "../../lib/diagnosis/scope.ts";
+import type { NormalizedEvent } from "../../lib/events/model.ts";
+import { driverSink } from "../../lib/ingest/driver-sink.ts";
+import { loadDiagnosisInputs } from "../../lib/store/diagnosis-input.ts";
+import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
+import { openStore, type Store } from "../../lib/store/open.ts";
+import { backends } from "../helpers/stores.ts";
+
+/**
+ * The store's SQL narrows the context with indexes and a host prefix before scope.ts decides; the evaluation grades
+ * the engine on scope.ts's selection over all events. Both must pick the same events for every key, whether a key
+ * is read alone (the API) or in a batch (the worker).
+ */
+
+const NOW = Date.UTC(2026, 11, 1, 9, 30);
+
+const ids = (events: readonly NormalizedEvent[]) => events.map((e) => e.id).sort();
+
+for (const backend of backends) {
+  describe(`diagnosis input on ${backend.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    let all: NormalizedEvent[];
+    let keys: string[];
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      store = await openStore(created.config);
+      await loadDemoDay({ now: NOW, hours: 3, runs: 1, scale: 0.4, sink: driverSink(store.driver) });
+      all = (await store.driver.query<EventRowSql>(`SELECT ${EVENT_SELECT} FROM events`)).map(eventFromSql);
+      keys = [...new Set(all.flatMap((e) => (e.bizKey === null ? [] : [e.bizKey])))].sort();
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
+
+    /** scope.ts over every stored event, without an index. */
+    function expected(bizKey: string): { events: string[]; context: string[] } {
+      const own = all.filter((e) => e.bizKey === bizKey);
+      const named = new Set(msgIdsOf(own));
+      const events = [...own, ...all.filter((e) => e.bizKey === null && e.msgId !== null && named.has(e.msgId))];
+      return { events: ids(events), context: ids(contextOf(events, all.filter((e) => e.bizKey === null))) };
+    }
+
+    it("a key read alone gets exactly scope.ts's events and context", async () => {
+      assert.ok(keys.length > 200, `${keys.length} keys`);
+      let withHostContext = 0;
+      for (const key of keys.filter((_, i) => i % 3 === 0)) {
+        const [input] = await loadDiagnosisInputs(store.driver, [key]);
+        const want = expected(key);
+        assert.deepEqual(ids(input!.events), want.events, `events of ${key}`);
+        assert.deepEqual(ids(input!.context), want.context, `context of ${key}`);
+        if (input!.context.some((e) => e.group === null)) withHostContext++;
+      }
+      assert.ok(withHostContext >= 5, `keys with groupless context from their hosts: ${withHostContext}`);
+    });
+
+    it("keys read in a batch get the same as alone", async () => {
+      const batch = keys.slice(0, 150);
+      const inputs = await loadDiagnosisInputs(store.driver, batch);
+      assert.equal(inputs.length, batch.length);
+      for (const input of inputs) {
+        const want = expected(input.bizKey);
+        assert.deepEqual(ids(input.events), want.events, `events of ${input.bizKey}`);
+        assert.deepEqual(ids(input.context), want.context, `context of ${input.bizKey}`);
+      }
+    });
+  });
+}
