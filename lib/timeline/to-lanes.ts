@@ -196,14 +196,18 @@ function markOf(e: NormalizedEvent, context: boolean): Mark | null {
 }
 
 /**
- * What the broker itself reports: broker logs; RabbitMQ's channel and connection closes (event exchange, server
- * log), after which it requeues unacknowledged deliveries; and a copy a shovel published back, which is the broker
- * moving the message, not an application producing it.
+ * What the broker itself reports: broker logs; RabbitMQ's channel and connection closes, losses and ack timeouts
+ * (event exchange, server log, whatever `source` they were ingested under), after which it requeues unacknowledged
+ * deliveries; and a copy a shovel published back, which is the broker moving the message, not an application
+ * producing it.
  */
 function isBrokerEvent(e: NormalizedEvent): boolean {
   if (sourceKind(e) === "broker_log") return true;
   if (e.broker !== "rabbitmq") return false;
-  if (e.kind === "instance_lifecycle") return CLOSED.has(text(e.detail.action) ?? "");
+  if (e.kind === "instance_lifecycle") {
+    const action = text(e.detail.action) ?? "";
+    return CLOSED.has(action) || VANISHED.has(action);
+  }
   return e.kind === "publish" && ((e.instance !== null && insideBroker(e.instance)) || shovelNote(e) !== null);
 }
 
@@ -255,8 +259,10 @@ export function toLanes(input: TimelineInput): Timeline {
     for (const id of d.eventIds) inDelivery.add(id);
     for (const dedup of d.dedup) inDelivery.add(dedup.eventId);
     const start = eventById.get(d.startEventId);
-    if (d.broker === "rabbitmq" && start?.kind === "consume_start" && sourceKind(start) === "firehose") {
-      // The firehose's deliver record is the broker's own: it says whom it handed the message to, and whether again.
+    if (d.broker === "rabbitmq" && start?.kind === "consume_start") {
+      // An AMQP delivery is the broker's act (the firehose's deliver record, or a consumer reporting basic.deliver):
+      // whom it handed the message to, and whether it flagged it as seen before. Not told by `source`, which an
+      // operator may name at will.
       const note = `${d.queue === null ? "" : `${d.queue} `}→ ${who(lane.label, d.broker)}`;
       brokerLane(d.broker, null).marks.push({ eventId: start.id, ts: start.ts, kind: d.redelivered === true ? "redeliver" : "deliver", note, context: false });
     }

@@ -175,6 +175,18 @@ describe("RabbitMQ key timeline: a lane per connection and channel", () => {
     assert.equal(t.gaps[0]!.gapMs, 60_035);
   });
 
+  it("puts the broker's deliveries and the server log's lines on the broker lane whatever source name they were ingested under", () => {
+    const read = (dir: string, name: string) => readFileSync(path.join(testdata, dir, "testdata", name), "utf8");
+    const { t } = timelineOf([
+      ...parseFirehose(read("rabbitmq-firehose", "ack-timeout.ndjson"), { source: "incident-4711" }).events,
+      ...parseServerLog(read("rabbitmq-server-log", "rabbitmq-3.10.log"), { source: "incident-4711-node-log" }).events,
+    ]);
+    assert.deepEqual(
+      brokerStory(t).slice(0, 4).map(([kind]) => kind),
+      ["deliver", "vanished", "closed", "redeliver"],
+    );
+  });
+
   it("names a channel by its address when no event told the connection's name (the clients connected before the collector)", () => {
     const text = readFileSync(path.join(testdata, "rabbitmq-firehose", "testdata", "ack-lost-socket.ndjson"), "utf8");
     const late = text
