@@ -3,6 +3,7 @@ import type { Locale } from "@/lib/diagnosis/messages.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { focusScale } from "@/lib/timeline/scale.ts";
 import type { ConsumeSpan, Lane, Mark, MarkKind, Timeline as TimelineData } from "@/lib/timeline/to-lanes.ts";
+import { laneName } from "./lane-name.ts";
 
 /**
  * Draws a key's swim lanes (lib/timeline/to-lanes.ts) on a time scale (lib/timeline/scale.ts) that cuts long
@@ -26,6 +27,11 @@ const SYMBOLS: Record<MarkKind, string> = {
   vanished: "⚡",
   lifecycle: "•",
   transaction: "◇",
+  deliver: "↓",
+  redeliver: "⇊",
+  dead_letter: "☠",
+  shovel: "↪",
+  closed: "⊗",
 };
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
@@ -51,7 +57,8 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
   const spanText = (s: ConsumeSpan, lane: Lane) =>
     [
       `${t.timeline.consume} ${s.deliveryId}`,
-      lane.label,
+      laneName(lane, t),
+      s.redelivered ? t.timeline.marks.redeliver : null,
       s.retryTimes ? t.timeline.retry(s.retryTimes) : null,
       s.direct ? t.timeline.direct : null,
       t.timeline.statuses[s.status],
@@ -74,7 +81,9 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
                     {t.timeline.lanes[lane.role]}
                     {lane.groups.length > 0 ? ` · ${lane.groups.join(", ")}` : ""}
                   </span>
-                  <span className="mono">{lane.label}</span>
+                  <span className="mono" title={lane.channel === null ? undefined : lane.label}>
+                    {laneName(lane, t)}
+                  </span>
                 </div>
                 <div className="tl-track">
                   {lane.spans.map((s) => {

@@ -1,13 +1,20 @@
 import type { ConsumeStatus, Delivery, Effect } from "../diagnosis/types.ts";
 import { sourceKind } from "../diagnosis/sources.ts";
-import type { NormalizedEvent } from "../events/model.ts";
+import type { Broker, NormalizedEvent } from "../events/model.ts";
 import { canonicalInstance, sameProcess } from "../events/instance.ts";
+import { deadLetters, shovelNote } from "./amqp-marks.ts";
+import { channelName, clientNames, insideBroker, shortName, type ChannelName } from "./amqp-names.ts";
 
 /**
  * A key's events as swim lanes, one per process: producers, each consumer instance, brokers (Jaeger's
  * generateRowStates, for one business key). Pure data for components/timeline to draw: consumptions are spans
  * from the diagnosis' deliveries, everything else is a mark on the lane of the process that did it, and each
  * duplicate becomes a gap between the starts of its two consumptions.
+ *
+ * RabbitMQ has no consumer process on the wire: its "process" is a connection's channel, so a RabbitMQ key gets a
+ * lane per publishing and per consuming channel. The broker's own account goes on one broker lane: each delivery
+ * (flagged redelivered or not, from the firehose), the closes of the key's consumers that made it requeue, and the
+ * copy's way back through a dead-letter queue and a shovel, which run inside the broker.
  */
 
 export type LaneRole = "producer" | "consumer" | "broker";
@@ -26,7 +33,12 @@ export type MarkKind =
   | "left"
   | "vanished"
   | "lifecycle"
-  | "transaction";
+  | "transaction"
+  | "deliver"
+  | "redeliver"
+  | "dead_letter"
+  | "shovel"
+  | "closed";
 
 export interface Mark {
   eventId: string;
@@ -47,14 +59,18 @@ export interface ConsumeSpan {
   effect: Effect;
   retryTimes: number | null;
   direct: boolean;
+  /** AMQP's flag: the broker had delivered this message before. */
+  redelivered: boolean | null;
   queue: string | null;
 }
 
 export interface Lane {
   id: string;
   role: LaneRole;
-  /** The most specific name of the process (`ip@pid` over a bare host), or the broker's name. */
+  /** The most specific name of the process (`ip@pid` over a bare host, a RabbitMQ `<connection>@<channel>`), or the broker's name. */
   label: string;
+  /** A RabbitMQ channel's readable parts (client's connection name, address, channel); null for other lanes. */
+  channel: ChannelName | null;
   groups: string[];
   spans: ConsumeSpan[];
   marks: Mark[];
@@ -95,9 +111,11 @@ const CONTEXT_PAD_SHARE = 0.15;
 
 /** Rebalance lines that say nothing changed. */
 const QUIET_ACTIONS = new Set(["exists"]);
-const JOINED = new Set(["start", "connected"]);
+const JOINED = new Set(["start", "connected", "connection_opened", "channel_opened"]);
 const LEFT = new Set(["shutdown", "unregistered"]);
-const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_closed", "channel_closed", "poll_timeout", "ack_timeout"]);
+const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_lost", "heartbeat_missed", "poll_timeout", "ack_timeout"]);
+/** A RabbitMQ channel or connection closed, cleanly or not: either way the broker requeues its unacked deliveries. */
+const CLOSED = new Set(["connection_closed", "channel_closed"]);
 const CONTEXT_KINDS = new Set(["rebalance", "instance_lifecycle", "transaction", "send_attempt"]);
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
@@ -105,6 +123,10 @@ const specificity = (name: string) => (canonicalInstance(name).process === undef
 
 class LaneSet {
   private readonly lanes = new Map<string, Lane>();
+  private readonly amqp = new Set<string>();
+
+  /** @param names the client-given names of the key's RabbitMQ connections (amqp-names.ts) */
+  constructor(private readonly names: ReadonlyMap<string, string>) {}
 
   /** The lane of this process in this role: an exact name, else the one lane its host-only name can be. */
   find(role: LaneRole, instance: string): Lane | undefined {
@@ -114,14 +136,22 @@ class LaneSet {
     return candidates.length === 1 ? candidates[0] : undefined;
   }
 
-  get(role: LaneRole, instance: string): Lane {
-    const found = this.find(role, instance);
-    if (found) {
-      // A bare host seen first is renamed once a source names the process.
-      if (specificity(instance) < specificity(found.label)) found.label = instance;
-      return found;
-    }
-    const lane: Lane = { id: `${role}:${instance}`, role, label: instance, groups: [], spans: [], marks: [] };
+  /** Whether any lane in this role can be this process: a RabbitMQ connection-level event is about all its channels. */
+  touches(role: LaneRole, instance: string): boolean {
+    return [...this.lanes.values()].some((l) => l.role === role && sameProcess(l.label, instance));
+  }
+
+  get(role: LaneRole, instance: string, broker: Broker | null = null): Lane {
+    const lane = this.find(role, instance) ?? this.add(role, instance);
+    // A bare host seen first is renamed once a source names the process.
+    if (specificity(instance) < specificity(lane.label)) lane.label = instance;
+    if (broker === "rabbitmq" && role !== "broker") this.amqp.add(lane.id);
+    if (this.amqp.has(lane.id)) lane.channel = channelName(lane.label, this.names);
+    return lane;
+  }
+
+  private add(role: LaneRole, instance: string): Lane {
+    const lane: Lane = { id: `${role}:${instance}`, role, label: instance, channel: null, groups: [], spans: [], marks: [] };
     this.lanes.set(lane.id, lane);
     return lane;
   }
@@ -136,8 +166,10 @@ function markOf(e: NormalizedEvent, context: boolean): Mark | null {
   const layer = text(e.detail.layer);
   const base = { eventId: e.id, ts: e.ts, context };
   switch (e.kind) {
-    case "publish":
-      return { ...base, kind: "publish", note: e.queue };
+    case "publish": {
+      const shovel = shovelNote(e);
+      return shovel === null ? { ...base, kind: "publish", note: e.queue } : { ...base, kind: "shovel", note: shovel };
+    }
     case "send_attempt":
       return { ...base, kind: "send", note: e.success === false ? "failed" : null };
     case "ack":
@@ -152,7 +184,8 @@ function markOf(e: NormalizedEvent, context: boolean): Mark | null {
     case "rebalance":
       return action !== null && QUIET_ACTIONS.has(action) ? null : { ...base, kind: "rebalance", note: [action, e.queue].filter(Boolean).join(" ") || null };
     case "instance_lifecycle": {
-      const kind = action === null ? "lifecycle" : JOINED.has(action) ? "joined" : LEFT.has(action) ? "left" : VANISHED.has(action) ? "vanished" : "lifecycle";
+      const kind =
+        action === null ? "lifecycle" : JOINED.has(action) ? "joined" : LEFT.has(action) ? "left" : VANISHED.has(action) ? "vanished" : CLOSED.has(action) ? "closed" : "lifecycle";
       return { ...base, kind, note: action };
     }
     case "transaction":
@@ -162,18 +195,53 @@ function markOf(e: NormalizedEvent, context: boolean): Mark | null {
   }
 }
 
-const isBrokerEvent = (e: NormalizedEvent) => sourceKind(e) === "broker_log";
-const brokerName = (e: NormalizedEvent) => text(e.detail.brokerInstance) ?? "broker";
+/**
+ * What the broker itself reports: broker logs; RabbitMQ's channel and connection closes, losses and ack timeouts
+ * (event exchange, server log, whatever `source` they were ingested under), after which it requeues unacknowledged
+ * deliveries; and a copy a shovel published back, which is the broker moving the message, not an application
+ * producing it.
+ */
+function isBrokerEvent(e: NormalizedEvent): boolean {
+  if (sourceKind(e) === "broker_log") return true;
+  if (e.broker !== "rabbitmq") return false;
+  if (e.kind === "instance_lifecycle") {
+    const action = text(e.detail.action) ?? "";
+    return CLOSED.has(action) || VANISHED.has(action);
+  }
+  return e.kind === "publish" && ((e.instance !== null && insideBroker(e.instance)) || shovelNote(e) !== null);
+}
+
+/**
+ * One lane for the RabbitMQ broker, named by the nodes the key's traces passed: the event exchange's channel and
+ * consumer events name no node, and a cluster shares its queues, so these cannot be told apart per node.
+ */
+function rabbitBrokerName(events: readonly NormalizedEvent[]): string {
+  const nodes = [...new Set(events.flatMap((e) => (e.broker === "rabbitmq" && text(e.detail.node) !== null ? [text(e.detail.node)!] : [])))].sort();
+  return nodes.length > 0 ? nodes.join(", ") : "rabbitmq";
+}
 
 export function toLanes(input: TimelineInput): Timeline {
-  const lanes = new LaneSet();
+  const names = clientNames([...input.events, ...input.context]);
+  const lanes = new LaneSet(names);
   const laneOfDelivery = new Map<string, Lane>();
   const inDelivery = new Set<string>();
+  const eventById = new Map(input.events.map((e) => [e.id, e]));
+  const rabbitBroker = rabbitBrokerName(input.events);
+  const brokerLane = (broker: Broker, named: string | null) => lanes.get("broker", broker === "rabbitmq" ? rabbitBroker : (named ?? "broker"));
+  /** How a broker-lane mark names the process it is about. */
+  const who = (instance: string, broker: Broker) => (broker === "rabbitmq" ? shortName(channelName(instance, names)) : instance);
 
   // Processes named with their pid first, so a trace's bare host joins the process it belongs to.
   const deliveries = [...input.deliveries].sort((a, b) => specificity(a.instance ?? "") - specificity(b.instance ?? "") || a.start - b.start);
   for (const d of deliveries) {
-    const lane = lanes.get("consumer", d.instance ?? "?");
+    if (d.broker === "rabbitmq" && d.instance !== null && insideBroker(d.instance)) {
+      // A shovel taking the copy out of a queue inside the broker: shown as what the broker did with it
+      // (dead-lettered, shovelled back), not as a consumer of the key.
+      laneOfDelivery.set(d.id, brokerLane(d.broker, null));
+      for (const id of d.eventIds) inDelivery.add(id);
+      continue;
+    }
+    const lane = lanes.get("consumer", d.instance ?? "?", d.broker);
     if (d.group !== null && !lane.groups.includes(d.group)) lane.groups.push(d.group);
     lane.spans.push({
       deliveryId: d.id,
@@ -184,11 +252,23 @@ export function toLanes(input: TimelineInput): Timeline {
       effect: d.effect,
       retryTimes: d.retryTimes,
       direct: d.direct,
+      redelivered: d.redelivered,
       queue: d.queue,
     });
     laneOfDelivery.set(d.id, lane);
     for (const id of d.eventIds) inDelivery.add(id);
     for (const dedup of d.dedup) inDelivery.add(dedup.eventId);
+    const start = eventById.get(d.startEventId);
+    if (d.broker === "rabbitmq" && start?.kind === "consume_start") {
+      // An AMQP delivery is the broker's act (the firehose's deliver record, or a consumer reporting basic.deliver):
+      // whom it handed the message to, and whether it flagged it as seen before. Not told by `source`, which an
+      // operator may name at will.
+      const note = `${d.queue === null ? "" : `${d.queue} `}→ ${who(lane.label, d.broker)}`;
+      brokerLane(d.broker, null).marks.push({ eventId: start.id, ts: start.ts, kind: d.redelivered === true ? "redeliver" : "deliver", note, context: false });
+    }
+  }
+  for (const { event, note } of deadLetters(input.events.filter((e) => e.broker === "rabbitmq"))) {
+    brokerLane(event.broker, null).marks.push({ eventId: event.id, ts: event.ts, kind: "dead_letter", note, context: false });
   }
   const deliveryOfEvent = new Map<string, Lane>();
   for (const d of input.deliveries) {
@@ -207,13 +287,15 @@ export function toLanes(input: TimelineInput): Timeline {
     let lane: Lane | undefined;
     if (isBrokerEvent(e)) {
       // A broker line about a consumer of this key (its connection dropped), or about the key's message.
-      if (context && !(e.instance !== null && lanes.find("consumer", e.instance)) && !(e.msgId !== null && msgIds.has(e.msgId))) return;
-      lane = lanes.get("broker", brokerName(e));
+      if (context && !(e.instance !== null && lanes.touches("consumer", e.instance)) && !(e.msgId !== null && msgIds.has(e.msgId))) return;
+      lane = brokerLane(e.broker, text(e.detail.brokerInstance));
+      // The broker lane holds every consumer's connection events: each says whose.
+      if (e.kind === "instance_lifecycle" && e.instance !== null) mark.note = [mark.note, who(e.instance, e.broker)].filter(Boolean).join(" ");
     } else if (e.kind === "publish" || e.kind === "send_attempt") {
       if (context && !(e.msgId !== null && msgIds.has(e.msgId))) return;
-      lane = lanes.get("producer", e.instance ?? "producer");
+      lane = lanes.get("producer", e.instance ?? "producer", e.broker);
     } else if (!context) {
-      lane = deliveryOfEvent.get(e.id) ?? (e.instance === null ? undefined : lanes.find("consumer", e.instance) ?? lanes.get("consumer", e.instance));
+      lane = deliveryOfEvent.get(e.id) ?? (e.instance === null ? undefined : lanes.find("consumer", e.instance) ?? lanes.get("consumer", e.instance, e.broker));
     } else {
       // Surroundings only on the lanes of processes that handled the key; a moved queue only if the key sat in it.
       if (e.instance === null) return;

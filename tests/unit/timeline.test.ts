@@ -107,7 +107,7 @@ describe("timeline: what each lane shows", () => {
     const t = timelineOf(story);
     const brokerLane = lane(t, "broker-a");
     assert.equal(brokerLane.role, "broker");
-    assert.deepEqual(brokerLane.marks.map((m) => [m.kind, m.note]), [["vanished", "channel_inactive"]]);
+    assert.deepEqual(brokerLane.marks.map((m) => [m.kind, m.note]), [["vanished", `channel_inactive ${A}`]], "the broker's lane says whose channel it was");
     assert.equal(t.lanes.at(-1), brokerLane, "brokers come last");
   });
 
