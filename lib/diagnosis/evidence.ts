@@ -13,8 +13,9 @@ export interface EvidenceValues {
   stored_copies: { msgId: string; copies: number; offsetMsgIds: string; spanMs: number };
   send_failed_then_retried: { msgId: string; instance: Instance; ts: number; costMs: number | null };
   producer_resend_logged: { instance: Instance; ts: number; msgId: string | null };
-  within_send_window: { gapMs: number; windowMs: number };
-  beyond_send_window: { gapMs: number; windowMs: number };
+  /** broker: whose producer setting the window stands for (RocketMQ sendMsgTimeout, or a publisher's confirm wait). */
+  within_send_window: { gapMs: number; windowMs: number; broker: string | null };
+  beyond_send_window: { gapMs: number; windowMs: number; broker: string | null };
   single_stored_copy: { msgId: string; offsetMsgId: string };
   copies_differ: { first: string; second: string };
   /** RabbitMQ delivered the second copy with `redelivered` false: the queue had never handed this copy out before. */

@@ -112,7 +112,8 @@ const EN: Language = {
     send_failed_then_retried: (v, f) =>
       `the send of ${v.msgId} from ${f.i(v.instance)} at ${f.t(v.ts)} reported failure${v.costMs === null ? "" : ` after ${f.d(v.costMs)}`} although the broker stored it`,
     producer_resend_logged: (v, f) => `producer ${f.i(v.instance)} logged "resend at once" at ${f.t(v.ts)}${v.msgId === null ? "" : ` for ${v.msgId}`}`,
-    within_send_window: (v, f) => `the copies are ${f.d(v.gapMs)} apart, within the send-retry window of ${f.d(v.windowMs)} (sendMsgTimeout × attempts)`,
+    within_send_window: (v, f) =>
+      `the copies are ${f.d(v.gapMs)} apart, within the send-retry window of ${f.d(v.windowMs)} (${v.broker === "rocketmq" ? "sendMsgTimeout × attempts" : "the publisher's confirm wait × attempts, as configured for diagnosis"})`,
     beyond_send_window: (v, f) => `the copies are ${f.d(v.gapMs)} apart, beyond the send-retry window of ${f.d(v.windowMs)}`,
     single_stored_copy: (v) => `only one stored copy of ${v.msgId} was traced (offsetMsgId ${v.offsetMsgId})`,
     copies_differ: (v) => `the two deliveries read different stored copies (${v.first} and ${v.second})`,
@@ -273,7 +274,8 @@ const ZH: Language = {
     send_failed_then_retried: (v, f) =>
       `${f.i(v.instance)} 在 ${f.t(v.ts)} 发送 ${v.msgId}${v.costMs === null ? "" : `，耗时 ${f.d(v.costMs)}后`}报告失败，但 broker 已存储该消息`,
     producer_resend_logged: (v, f) => `生产者 ${f.i(v.instance)} 在 ${f.t(v.ts)} 记录了 "resend at once"${v.msgId === null ? "" : `（${v.msgId}）`}`,
-    within_send_window: (v, f) => `两份副本相隔 ${f.d(v.gapMs)}，在 ${f.d(v.windowMs)}的发送重试窗口内（sendMsgTimeout × 次数）`,
+    within_send_window: (v, f) =>
+      `两份副本相隔 ${f.d(v.gapMs)}，在 ${f.d(v.windowMs)}的发送重试窗口内（${v.broker === "rocketmq" ? "sendMsgTimeout × 次数" : "发布方等待确认的时长 × 次数，按诊断配置"}）`,
     beyond_send_window: (v, f) => `两份副本相隔 ${f.d(v.gapMs)}，超出 ${f.d(v.windowMs)}的发送重试窗口`,
     single_stored_copy: (v) => `轨迹中 ${v.msgId} 只有一份存储副本（offsetMsgId ${v.offsetMsgId}）`,
     copies_differ: (v) => `两次投递读取的是不同的存储副本（${v.first} 与 ${v.second}）`,

@@ -24,7 +24,7 @@ export function producerRetry(p: Pair): RuleResult | null {
     const offsetMsgIds = m.copies.flatMap((c) => (c.offsetMsgId === null ? [] : [c.offsetMsgId])).join(", ");
     found.push(evidence("stored_copies", "cause", m.copies.map((c) => c.id), { msgId: m.msgId, copies: m.copies.length, offsetMsgIds, spanMs }));
     const inWindow = spanMs <= windowMs + p.options.clockSkewMs;
-    found.push(evidence(inWindow ? "within_send_window" : "beyond_send_window", "cause", [], { gapMs: spanMs, windowMs }));
+    found.push(evidence(inWindow ? "within_send_window" : "beyond_send_window", "cause", [], { gapMs: spanMs, windowMs, broker: m.copies[0]!.broker }));
     score = inWindow ? 0.9 : 0.6;
   } else if (m.copies.length === 1 && p.copy.relation === "unknown") {
     const only = m.copies[0]!;
