@@ -2,9 +2,10 @@ import type { DetailValue, NormalizedEvent } from "../events/model.ts";
 import type { SourceKind } from "./types.ts";
 
 /**
- * Which collector wrote an event, and what its lifecycle and rebalance actions mean for ownership. Collectors set
- * `source` to `<format>:<file>`; events posted by hand may carry any source, so the detail markers each collector
- * leaves (traceRecord, brokerLine, template, layer) decide when the prefix is unknown.
+ * Which collector wrote an event, and what its lifecycle and rebalance actions mean for ownership. Collector event
+ * ids start with the format (`<format>:<hash>`, collectors/fingerprint.ts) whatever source name the ingest was
+ * given; collectors set `source` to `<format>:<file>` by default; events posted by hand may carry any id and
+ * source, so the detail markers each collector leaves (traceRecord, brokerLine, template, layer) decide last.
  */
 
 const PREFIXES: Record<string, SourceKind> = {
@@ -18,8 +19,7 @@ const PREFIXES: Record<string, SourceKind> = {
 };
 
 export function sourceKind(e: NormalizedEvent): SourceKind {
-  const prefix = e.source.split(":", 1)[0] ?? "";
-  const known = PREFIXES[prefix];
+  const known = PREFIXES[e.id.split(":", 1)[0] ?? ""] ?? PREFIXES[e.source.split(":", 1)[0] ?? ""];
   if (known !== undefined) return known;
   if (e.kind === "dedup" || e.kind === "business_effect") return "dedup_log";
   if (typeof e.detail.traceRecord === "string") return "trace";
