@@ -17,6 +17,7 @@ import { getStore } from "@/lib/store/index.ts";
 import "./alerts.css";
 
 export const dynamic = "force-dynamic";
+
 type Props = { searchParams: Promise<{ edit?: string; editChannel?: string; lang?: string | string[] }> };
 
 export async function generateMetadata({ searchParams }: Props): Promise<Metadata> {
