@@ -11,13 +11,18 @@ import { listFirings, listNotifications } from "@/lib/alerts/history.ts";
 import { listChannels, listRules, type ChannelView } from "@/lib/alerts/repo.ts";
 import { SEVERITIES } from "@/lib/alerts/schema.ts";
 import { CAUSES, DEDUP_LAYERS } from "@/lib/diagnosis/vocabulary.ts";
+import { conditionText } from "@/lib/i18n/condition.ts";
+import { requestText } from "@/lib/i18n/request.ts";
 import { getStore } from "@/lib/store/index.ts";
 import "./alerts.css";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Alerts" };
 
-type Props = { searchParams: Promise<{ edit?: string; editChannel?: string }> };
+type Props = { searchParams: Promise<{ edit?: string; editChannel?: string; lang?: string | string[] }> };
+
+export async function generateMetadata({ searchParams }: Props): Promise<Metadata> {
+  return { title: (await requestText((await searchParams).lang)).t.alerts.title };
+}
 
 /** What a channel sends to, without its secrets or the token in a robot URL's query. */
 function target(channel: ChannelView): string {
@@ -27,7 +32,9 @@ function target(channel: ChannelView): string {
 }
 
 export default async function AlertsPage({ searchParams }: Props) {
-  const { edit, editChannel } = await searchParams;
+  const { edit, editChannel, lang } = await searchParams;
+  const { locale, t: d } = await requestText(lang);
+  const t = d.alerts;
   const store = await getStore();
   const [rules, channels, firings, notifications] = await Promise.all([
     listRules(store),
@@ -40,32 +47,41 @@ export default async function AlertsPage({ searchParams }: Props) {
   const editingChannel = channels.find((c) => c.id === editChannel);
   const failures = notifications.filter((n) => n.status === "failed" || (n.status === "pending" && n.lastError !== null)).slice(0, 50);
   const options = { kinds: CONDITION_KINDS, causes: CAUSES, layers: DEDUP_LAYERS, severities: SEVERITIES, channels: channels.map((c) => ({ id: c.id, name: c.name, type: c.type })) };
+  const states = [t.states.inactive, t.states.pending, t.states.firing, t.states.resolved].join(" → ");
   return (
     <>
-      <h1>Alerts</h1>
+      <h1>{t.title}</h1>
       <p className="muted">
-        Rules are evaluated every 30 s (<code>DUPSCOPE_ALERT_INTERVAL_MS</code>): inactive → pending → firing → resolved, one notification when a rule fires
-        and one when it resolves. The same rules for Prometheus: <a href="/api/v1/alerts/prometheus-rules">prometheus-rules</a>, over{" "}
-        <a href="/api/metrics">/api/metrics</a>.
+        {t.intro.evaluation}
+        <code>DUPSCOPE_ALERT_INTERVAL_MS</code>
+        {t.intro.cycle(states)}
+        {t.intro.exportLead}
+        <a href="/api/v1/alerts/prometheus-rules">prometheus-rules</a>
+        {t.intro.exportOver}
+        <a href="/api/metrics">/api/metrics</a>
+        {t.intro.exportEnd}
       </p>
 
-      <h2>Rules</h2>
-      <RulesTable rules={rules.map((r) => ({ ...r, channelNames: r.channelIds.map((id) => channelName.get(id) ?? id) }))} />
-      <h3 id="rule-form">{editing ? `Edit rule "${editing.name}"` : "New rule"}</h3>
-      {editing ? <Link href="/alerts">cancel editing</Link> : null}
-      <RuleForm key={editing?.id ?? "new-rule"} options={options} {...(editing ? { initial: editing } : {})} />
+      <h2>{t.rules}</h2>
+      <RulesTable
+        locale={locale}
+        rules={rules.map((r) => ({ ...r, conditionText: conditionText(r.condition, locale), channelNames: r.channelIds.map((id) => channelName.get(id) ?? id) }))}
+      />
+      <h3 id="rule-form">{editing ? t.editRule(editing.name) : t.newRule}</h3>
+      {editing ? <Link href="/alerts">{t.cancelEditing}</Link> : null}
+      <RuleForm key={editing?.id ?? "new-rule"} options={options} locale={locale} {...(editing ? { initial: editing } : {})} />
 
-      <h2>Firing history</h2>
-      <FiringsTable firings={firings} />
+      <h2>{t.firings}</h2>
+      <FiringsTable firings={firings} locale={locale} />
 
-      <h2>Failed notifications</h2>
-      <NotificationsTable notifications={failures} />
+      <h2>{t.failedNotifications}</h2>
+      <NotificationsTable notifications={failures} locale={locale} />
 
-      <h2>Channels</h2>
-      <ChannelsTable channels={channels.map((c) => ({ ...c, target: target(c) }))} />
-      <h3 id="channel-form">{editingChannel ? `Edit channel "${editingChannel.name}"` : "New channel"}</h3>
-      {editingChannel ? <Link href="/alerts">cancel editing</Link> : null}
-      <ChannelForm key={editingChannel?.id ?? "new-channel"} {...(editingChannel ? { initial: editingChannel } : {})} />
+      <h2>{t.channels}</h2>
+      <ChannelsTable channels={channels.map((c) => ({ ...c, target: target(c) }))} locale={locale} />
+      <h3 id="channel-form">{editingChannel ? t.editChannel(editingChannel.name) : t.newChannel}</h3>
+      {editingChannel ? <Link href="/alerts">{t.cancelEditing}</Link> : null}
+      <ChannelForm key={editingChannel?.id ?? "new-channel"} locale={locale} {...(editingChannel ? { initial: editingChannel } : {})} />
     </>
   );
 }

@@ -2,49 +2,70 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import type { ChannelType } from "@/lib/alerts/channels/config.ts";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
 import { callApi } from "./api.ts";
 
 export interface ChannelFormValue {
   id?: string;
   name: string;
-  type: string;
+  type: ChannelType;
   enabled: boolean;
   config: Record<string, unknown>;
 }
 
+type Words = Dictionary["alerts"]["channelForm"];
+
+interface Field {
+  name: string;
+  label: keyof Words["fields"];
+  kind?: "secret" | "number" | "list" | "bool";
+  optional?: boolean;
+  /** The placeholder: an example URL reads the same in every language; a hint is translated. */
+  example?: string;
+  hint?: keyof Words["hints"];
+}
+
 /** Per type, the config fields the form asks for; secrets come back from the API masked and are kept when unchanged. */
-const FIELDS: Record<string, { name: string; label: string; kind?: "secret" | "number" | "list" | "bool"; optional?: boolean; hint?: string }[]> = {
+const FIELDS: Record<ChannelType, Field[]> = {
   webhook: [
-    { name: "url", label: "URL" },
-    { name: "secret", label: "Signing secret (X-Dupscope-Signature)", kind: "secret", optional: true },
+    { name: "url", label: "url" },
+    { name: "secret", label: "signingSecret", kind: "secret", optional: true },
   ],
-  alertmanager: [{ name: "url", label: "Receiver URL", hint: "anything that takes Alertmanager's webhook payload" }],
+  alertmanager: [{ name: "url", label: "receiverUrl", hint: "alertmanager" }],
   dingtalk: [
-    { name: "url", label: "Robot webhook URL", hint: "https://oapi.dingtalk.com/robot/send?access_token=…" },
-    { name: "secret", label: "Signing secret (加签, SEC…)", kind: "secret", optional: true },
+    { name: "url", label: "robotUrl", example: "https://oapi.dingtalk.com/robot/send?access_token=…" },
+    { name: "secret", label: "dingtalkSecret", kind: "secret", optional: true },
   ],
   feishu: [
-    { name: "url", label: "Bot webhook URL", hint: "https://open.feishu.cn/open-apis/bot/v2/hook/…" },
-    { name: "secret", label: "Signing secret (签名校验)", kind: "secret", optional: true },
+    { name: "url", label: "botUrl", example: "https://open.feishu.cn/open-apis/bot/v2/hook/…" },
+    { name: "secret", label: "feishuSecret", kind: "secret", optional: true },
   ],
-  wecom: [{ name: "url", label: "Robot webhook URL", hint: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…" }],
-  slack: [{ name: "url", label: "Incoming webhook URL", hint: "https://hooks.slack.com/services/…" }],
+  wecom: [{ name: "url", label: "robotUrl", example: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…" }],
+  slack: [{ name: "url", label: "incomingUrl", example: "https://hooks.slack.com/services/…" }],
   email: [
-    { name: "host", label: "SMTP host" },
-    { name: "port", label: "Port", kind: "number" },
-    { name: "secure", label: "TLS from the start (port 465)", kind: "bool" },
-    { name: "user", label: "User", optional: true },
-    { name: "password", label: "Password", kind: "secret", optional: true },
-    { name: "from", label: "From" },
-    { name: "to", label: "To (comma separated)", kind: "list" },
+    { name: "host", label: "smtpHost" },
+    { name: "port", label: "port", kind: "number" },
+    { name: "secure", label: "secure", kind: "bool" },
+    { name: "user", label: "user", optional: true },
+    { name: "password", label: "password", kind: "secret", optional: true },
+    { name: "from", label: "from" },
+    { name: "to", label: "to", kind: "list" },
   ],
 };
 
-const CHANNEL_TYPE_NAMES = Object.keys(FIELDS);
+const CHANNEL_TYPE_NAMES = Object.keys(FIELDS) as ChannelType[];
 
-function configFrom(form: FormData, type: string): Record<string, unknown> {
+function placeholder(field: Field, t: Words): string {
+  if (field.example) return field.example;
+  if (field.hint) return t.hints[field.hint];
+  return field.optional ? t.optional : "";
+}
+
+function configFrom(form: FormData, type: ChannelType): Record<string, unknown> {
   const config: Record<string, unknown> = {};
-  for (const field of FIELDS[type] ?? []) {
+  for (const field of FIELDS[type]) {
     const raw = String(form.get(`config.${field.name}`) ?? "").trim();
     if (field.kind === "bool") config[field.name] = form.get(`config.${field.name}`) === "on";
     else if (raw === "" && field.optional) continue;
@@ -55,9 +76,11 @@ function configFrom(form: FormData, type: string): Record<string, unknown> {
   return config;
 }
 
-export function ChannelForm({ initial }: { initial?: ChannelFormValue }) {
+export function ChannelForm({ initial, locale }: { initial?: ChannelFormValue; locale: Locale }) {
+  const d = dictionary(locale).alerts;
+  const t = d.channelForm;
   const router = useRouter();
-  const [type, setType] = useState(initial?.type ?? "webhook");
+  const [type, setType] = useState<ChannelType>(initial?.type ?? "webhook");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const stored = initial?.type === type ? initial.config : {};
@@ -78,51 +101,53 @@ export function ChannelForm({ initial }: { initial?: ChannelFormValue }) {
   }
 
   return (
-    <form className="alerts-form" onSubmit={submit} aria-label={initial?.id ? "Edit channel" : "New channel"}>
+    <form className="alerts-form" onSubmit={submit} aria-label={initial?.id ? d.editChannel(initial.name) : d.newChannel}>
       <label>
-        Name <input name="name" required maxLength={120} defaultValue={initial?.name ?? ""} />
+        {t.name} <input name="name" required maxLength={120} defaultValue={initial?.name ?? ""} />
       </label>
       <label>
-        Type
-        <select name="type" value={type} onChange={(e) => setType(e.target.value)}>
-          {CHANNEL_TYPE_NAMES.map((t) => (
-            <option key={t}>{t}</option>
+        {t.type}
+        <select name="type" value={type} onChange={(e) => setType(e.target.value as ChannelType)}>
+          {CHANNEL_TYPE_NAMES.map((name) => (
+            <option key={name} value={name}>
+              {d.channelTypes[name]}
+            </option>
           ))}
         </select>
       </label>
-      {(FIELDS[type] ?? []).map((field) => {
+      {FIELDS[type].map((field) => {
         const value = stored[field.name];
         const name = `config.${field.name}`;
         if (field.kind === "bool") {
           return (
             <label key={`${type}.${field.name}`} className="alerts-check">
-              <input type="checkbox" name={name} defaultChecked={value === true} /> {field.label}
+              <input type="checkbox" name={name} defaultChecked={value === true} /> {t.fields[field.label]}
             </label>
           );
         }
         return (
           <label key={`${type}.${field.name}`}>
-            {field.label}
+            {t.fields[field.label]}
             <input
               name={name}
               type={field.kind === "number" ? "number" : field.kind === "secret" ? "password" : "text"}
               required={!field.optional}
-              placeholder={field.hint ?? (field.optional ? "optional" : "")}
+              placeholder={placeholder(field, t)}
               defaultValue={Array.isArray(value) ? value.join(", ") : value === undefined ? "" : String(value)}
             />
           </label>
         );
       })}
       <label className="alerts-check">
-        <input type="checkbox" name="enabled" defaultChecked={initial?.enabled ?? true} /> Enabled
+        <input type="checkbox" name="enabled" defaultChecked={initial?.enabled ?? true} /> {t.enabled}
       </label>
       <div>
         <button type="submit" className="alerts-button" disabled={busy}>
-          {initial?.id ? "Save channel" : "Add channel"}
+          {initial?.id ? t.save : t.add}
         </button>
         {error ? (
           <span role="alert" className="alerts-error">
-            {error}
+            {d.notSaved(error)}
           </span>
         ) : null}
       </div>

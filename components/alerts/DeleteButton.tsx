@@ -2,9 +2,12 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { callApi } from "./api.ts";
 
-export function DeleteButton({ url, what }: { url: string; what: string }) {
+export function DeleteButton({ url, question, locale }: { url: string; question: string; locale: Locale }) {
+  const t = dictionary(locale).alerts;
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -15,7 +18,7 @@ export function DeleteButton({ url, what }: { url: string; what: string }) {
         className="alerts-button danger"
         disabled={busy}
         onClick={async () => {
-          if (!window.confirm(`Delete ${what}?`)) return;
+          if (!window.confirm(question)) return;
           setBusy(true);
           const problem = await callApi("DELETE", url);
           setBusy(false);
@@ -23,11 +26,11 @@ export function DeleteButton({ url, what }: { url: string; what: string }) {
           if (!problem) router.refresh();
         }}
       >
-        Delete
+        {t.delete}
       </button>
       {error ? (
         <span role="alert" className="alerts-error">
-          {error}
+          {t.notDeleted(error)}
         </span>
       ) : null}
     </>

@@ -1,4 +1,7 @@
 import Link from "next/link";
+import type { RuleInput } from "@/lib/alerts/schema.ts";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { StateBadge } from "./StateBadge.tsx";
 
 export interface FiringRow {
@@ -12,28 +15,31 @@ export interface FiringRow {
 }
 
 /** The firing history, newest first, each with the keys that made it fire. */
-export function FiringsTable({ firings }: { firings: FiringRow[] }) {
-  if (firings.length === 0) return <p className="muted">No alert has fired yet.</p>;
+export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale: Locale }) {
+  const t = dictionary(locale).alerts;
+  const c = t.firingsTable.cols;
+  if (firings.length === 0) return <p className="muted">{t.firingsTable.empty}</p>;
   return (
     <div className="table-wrap">
-      <table className="events" aria-label="Firing history">
+      <table className="events" aria-label={t.firingsTable.label}>
         <thead>
           <tr>
-            <th>fired (UTC)</th>
-            <th>resolved (UTC)</th>
-            <th>rule</th>
-            <th>severity</th>
-            <th>what</th>
-            <th>keys</th>
+            <th>{c.fired}</th>
+            <th>{c.resolved}</th>
+            <th>{c.rule}</th>
+            <th>{c.severity}</th>
+            <th>{c.what}</th>
+            <th>{c.keys}</th>
           </tr>
         </thead>
         <tbody>
           {firings.map((f) => (
             <tr key={f.id}>
               <td className="mono">{f.firedAt.replace("T", " ").slice(0, 19)}</td>
-              <td className="mono">{f.resolvedAt ? f.resolvedAt.replace("T", " ").slice(0, 19) : <StateBadge state="firing" />}</td>
+              <td className="mono">{f.resolvedAt ? f.resolvedAt.replace("T", " ").slice(0, 19) : <StateBadge state="firing" locale={locale} />}</td>
               <td>{f.ruleName}</td>
-              <td>{f.severity}</td>
+              {/* The severity the rule had when it fired, as stored. */}
+              <td>{t.severities[f.severity as RuleInput["severity"]] ?? f.severity}</td>
               <td className="alerts-wrap">{f.summary}</td>
               <td className="alerts-wrap">
                 {f.keys.map((k, i) => (

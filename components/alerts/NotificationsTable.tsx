@@ -1,3 +1,9 @@
+import type { ChannelType } from "@/lib/alerts/channels/config.ts";
+import type { AlertMessage } from "@/lib/alerts/channels/message.ts";
+import type { NOTIFICATION_STATUSES } from "@/lib/alerts/history.ts";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
+
 export interface NotificationRow {
   id: string;
   ruleName: string;
@@ -12,20 +18,22 @@ export interface NotificationRow {
 }
 
 /** Notifications that failed or are being retried, with the reason the receiver or the network gave. */
-export function NotificationsTable({ notifications }: { notifications: NotificationRow[] }) {
-  if (notifications.length === 0) return <p className="muted">No failed notifications.</p>;
+export function NotificationsTable({ notifications, locale }: { notifications: NotificationRow[]; locale: Locale }) {
+  const t = dictionary(locale).alerts;
+  const c = t.notificationsTable.cols;
+  if (notifications.length === 0) return <p className="muted">{t.notificationsTable.empty}</p>;
   return (
     <div className="table-wrap">
-      <table className="events" aria-label="Failed notifications">
+      <table className="events" aria-label={t.notificationsTable.label}>
         <thead>
           <tr>
-            <th>created (UTC)</th>
-            <th>rule</th>
-            <th>channel</th>
-            <th>event</th>
-            <th>status</th>
-            <th>attempts</th>
-            <th>error</th>
+            <th>{c.created}</th>
+            <th>{c.rule}</th>
+            <th>{c.channel}</th>
+            <th>{c.event}</th>
+            <th>{c.status}</th>
+            <th>{c.attempts}</th>
+            <th>{c.error}</th>
           </tr>
         </thead>
         <tbody>
@@ -34,10 +42,14 @@ export function NotificationsTable({ notifications }: { notifications: Notificat
               <td className="mono">{n.createdAt.replace("T", " ").slice(0, 19)}</td>
               <td>{n.ruleName}</td>
               <td>
-                {n.channelName} <span className="muted">({n.channelType})</span>
+                {n.channelName} <span className="muted">({t.channelTypes[n.channelType as ChannelType] ?? n.channelType})</span>
               </td>
-              <td>{n.event}</td>
-              <td>{n.status === "pending" ? `retrying at ${n.nextAttemptAt.slice(11, 19)}` : n.status}</td>
+              <td>{t.events[n.event as AlertMessage["event"]] ?? n.event}</td>
+              <td>
+                {n.status === "pending"
+                  ? t.notificationsTable.retryingAt(n.nextAttemptAt.slice(11, 19))
+                  : (t.statuses[n.status as (typeof NOTIFICATION_STATUSES)[number]] ?? n.status)}
+              </td>
               <td>{n.attempts}</td>
               <td className="alerts-wrap">{n.lastError}</td>
             </tr>

@@ -2,6 +2,12 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import type { ChannelType } from "@/lib/alerts/channels/config.ts";
+import type { ConditionKind } from "@/lib/alerts/conditions.ts";
+import type { RuleInput } from "@/lib/alerts/schema.ts";
+import { causeName, type Locale } from "@/lib/diagnosis/messages.ts";
+import type { Cause, DedupLayer } from "@/lib/diagnosis/vocabulary.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { callApi } from "./api.ts";
 
 /** The fields of a rule as the form edits them; the API's RuleView fits it. */
@@ -19,21 +25,12 @@ export interface RuleFormValue {
 }
 
 export interface RuleFormOptions {
-  kinds: readonly string[];
-  causes: readonly string[];
-  layers: readonly string[];
-  severities: readonly string[];
-  channels: { id: string; name: string; type: string }[];
+  kinds: readonly ConditionKind[];
+  causes: readonly Cause[];
+  layers: readonly DedupLayer[];
+  severities: readonly RuleInput["severity"][];
+  channels: { id: string; name: string; type: ChannelType }[];
 }
-
-const KIND_LABELS: Record<string, string> = {
-  leaked_duplicates: "Leaked duplicates > N",
-  duplicate_rate: "Duplicates per 100 keys > X %",
-  cause_count: "Duplicates of one cause > N",
-  rebalances: "Rebalances of a group > N",
-  dedup_miss_rate: "Dedup layer miss rate > X %",
-  ingest_silent: "Source silent for longer than T",
-};
 
 /** Which condition fields each kind takes (the API validates; this only decides what the form shows). */
 const FIELDS: Record<string, string[]> = {
@@ -75,7 +72,9 @@ function labelsFrom(raw: string): Record<string, string> {
   );
 }
 
-export function RuleForm({ initial, options }: { initial?: RuleFormValue; options: RuleFormOptions }) {
+export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue; options: RuleFormOptions; locale: Locale }) {
+  const d = dictionary(locale);
+  const t = d.alerts.ruleForm;
   const router = useRouter();
   const [kind, setKind] = useState(initial?.condition.kind ?? "leaked_duplicates");
   const [error, setError] = useState<string | null>(null);
@@ -110,125 +109,131 @@ export function RuleForm({ initial, options }: { initial?: RuleFormValue; option
   }
 
   return (
-    <form className="alerts-form" onSubmit={submit} aria-label={initial?.id ? "Edit rule" : "New rule"}>
+    <form className="alerts-form" onSubmit={submit} aria-label={initial?.id ? d.alerts.editRule(initial.name) : d.alerts.newRule}>
       <label>
-        Name <input name="name" required maxLength={120} defaultValue={initial?.name ?? ""} />
+        {t.name} <input name="name" required maxLength={120} defaultValue={initial?.name ?? ""} />
       </label>
       <label>
-        Condition
+        {t.condition}
         <select name="kind" value={kind} onChange={(e) => setKind(e.target.value)}>
           {options.kinds.map((k) => (
             <option key={k} value={k}>
-              {KIND_LABELS[k] ?? k}
+              {t.kinds[k]}
             </option>
           ))}
         </select>
       </label>
       {shows("cause") ? (
         <label>
-          Cause
+          {t.cause}
           <select name="cause" defaultValue={text(c.cause) || options.causes[0]}>
             {options.causes.map((v) => (
-              <option key={v}>{v}</option>
+              <option key={v} value={v}>
+                {causeName(v, locale)}
+              </option>
             ))}
           </select>
         </label>
       ) : null}
       {shows("layer") ? (
         <label>
-          Layer that misses
+          {t.layer}
           <select name="layer" defaultValue={text(c.layer) || "redis"}>
             {options.layers.map((v) => (
-              <option key={v}>{v}</option>
+              <option key={v} value={v}>
+                {d.layers[v]}
+              </option>
             ))}
           </select>
         </label>
       ) : null}
       {shows("group") ? (
         <label>
-          Consumer group <input name="group" required={fields.includes("group*")} defaultValue={text(c.group)} placeholder={fields.includes("group*") ? "" : "any"} />
+          {t.group} <input name="group" required={fields.includes("group*")} defaultValue={text(c.group)} placeholder={fields.includes("group*") ? "" : t.any} />
         </label>
       ) : null}
       {shows("topic") ? (
         <label>
-          Topic <input name="topic" defaultValue={text(c.topic)} placeholder="any" />
+          {t.topic} <input name="topic" defaultValue={text(c.topic)} placeholder={t.any} />
         </label>
       ) : null}
       {shows("source") ? (
         <label>
-          Source starts with <input name="source" required defaultValue={text(c.source)} placeholder="rocketmq-client-log:" />
+          {t.source} <input name="source" required defaultValue={text(c.source)} placeholder="rocketmq-client-log:" />
         </label>
       ) : null}
       {shows("threshold") ? (
         <label>
-          More than <input name="threshold" type="number" min={0} step={1} required defaultValue={text(c.threshold ?? 0)} />
+          {t.threshold} <input name="threshold" type="number" min={0} step={1} required defaultValue={text(c.threshold ?? 0)} />
         </label>
       ) : null}
       {shows("thresholdPercent") ? (
         <label>
-          More than (%) <input name="thresholdPercent" type="number" min={0} max={100} step="any" required defaultValue={text(c.thresholdPercent ?? 1)} />
+          {t.thresholdPercent} <input name="thresholdPercent" type="number" min={0} max={100} step="any" required defaultValue={text(c.thresholdPercent ?? 1)} />
         </label>
       ) : null}
       {shows("minKeys") ? (
         <label>
-          At least keys <input name="minKeys" type="number" min={0} step={1} defaultValue={text(c.minKeys ?? 1)} />
+          {t.minKeys} <input name="minKeys" type="number" min={0} step={1} defaultValue={text(c.minKeys ?? 1)} />
         </label>
       ) : null}
       {shows("minHits") ? (
         <label>
-          At least hits <input name="minHits" type="number" min={0} step={1} defaultValue={text(c.minHits ?? 1)} />
+          {t.minHits} <input name="minHits" type="number" min={0} step={1} defaultValue={text(c.minHits ?? 1)} />
         </label>
       ) : null}
       {shows("window") ? (
         <label>
-          Window (minutes) <input name="window" type="number" min={1} step={1} required defaultValue={text(c.windowSeconds ? Number(c.windowSeconds) / 60 : 10)} />
+          {t.window} <input name="window" type="number" min={1} step={1} required defaultValue={text(c.windowSeconds ? Number(c.windowSeconds) / 60 : 10)} />
         </label>
       ) : null}
       {shows("silent") ? (
         <label>
-          Silent for (minutes) <input name="silent" type="number" min={1} step={1} required defaultValue={text(c.silentSeconds ? Number(c.silentSeconds) / 60 : 15)} />
+          {t.silent} <input name="silent" type="number" min={1} step={1} required defaultValue={text(c.silentSeconds ? Number(c.silentSeconds) / 60 : 15)} />
         </label>
       ) : null}
       <label>
-        For (seconds) <input name="forSeconds" type="number" min={0} step={1} defaultValue={initial?.forSeconds ?? 0} />
+        {t.forSeconds} <input name="forSeconds" type="number" min={0} step={1} defaultValue={initial?.forSeconds ?? 0} />
       </label>
       <label>
-        Repeat every (minutes, 0: never) <input name="repeatMinutes" type="number" min={0} step={1} defaultValue={(initial?.repeatSeconds ?? 14400) / 60} />
+        {t.repeat} <input name="repeatMinutes" type="number" min={0} step={1} defaultValue={(initial?.repeatSeconds ?? 14400) / 60} />
       </label>
       <label>
-        Severity
+        {t.severity}
         <select name="severity" defaultValue={initial?.severity ?? "warning"}>
           {options.severities.map((v) => (
-            <option key={v}>{v}</option>
+            <option key={v} value={v}>
+              {d.alerts.severities[v]}
+            </option>
           ))}
         </select>
       </label>
       <label>
-        Labels (name=value, one per line)
+        {t.labels}
         <textarea name="labels" rows={2} defaultValue={Object.entries(initial?.labels ?? {}).map(([k, v]) => `${k}=${v}`).join("\n")} />
       </label>
       <label>
-        Description <textarea name="description" rows={2} defaultValue={initial?.description ?? ""} />
+        {t.description} <textarea name="description" rows={2} defaultValue={initial?.description ?? ""} />
       </label>
       <fieldset>
-        <legend>Channels</legend>
-        {options.channels.length === 0 ? <span className="muted">none yet: add one below</span> : null}
+        <legend>{t.channels}</legend>
+        {options.channels.length === 0 ? <span className="muted">{t.noChannels}</span> : null}
         {options.channels.map((ch) => (
           <label key={ch.id} className="alerts-check">
-            <input type="checkbox" name="channelIds" value={ch.id} defaultChecked={initial?.channelIds.includes(ch.id) ?? false} /> {ch.name} <span className="muted">({ch.type})</span>
+            <input type="checkbox" name="channelIds" value={ch.id} defaultChecked={initial?.channelIds.includes(ch.id) ?? false} /> {ch.name} <span className="muted">({d.alerts.channelTypes[ch.type]})</span>
           </label>
         ))}
       </fieldset>
       <label className="alerts-check">
-        <input type="checkbox" name="enabled" defaultChecked={initial?.enabled ?? true} /> Enabled
+        <input type="checkbox" name="enabled" defaultChecked={initial?.enabled ?? true} /> {t.enabled}
       </label>
       <div>
         <button type="submit" className="alerts-button" disabled={busy}>
-          {initial?.id ? "Save rule" : "Create rule"}
+          {initial?.id ? t.save : t.create}
         </button>
         {error ? (
           <span role="alert" className="alerts-error">
-            {error}
+            {d.alerts.notSaved(error)}
           </span>
         ) : null}
       </div>

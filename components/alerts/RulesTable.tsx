@@ -1,4 +1,8 @@
 import Link from "next/link";
+import type { RuleInput } from "@/lib/alerts/schema.ts";
+import type { AlertStateName } from "@/lib/alerts/state-machine.ts";
+import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { DeleteButton } from "./DeleteButton.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
@@ -8,28 +12,30 @@ export interface RuleRow {
   enabled: boolean;
   conditionText: string;
   forSeconds: number;
-  severity: string;
-  state: string;
+  severity: RuleInput["severity"];
+  state: AlertStateName;
   lastValue: number | null;
   lastEvalAt: string | null;
   lastError: string | null;
   channelNames: string[];
 }
 
-export function RulesTable({ rules }: { rules: RuleRow[] }) {
-  if (rules.length === 0) return <p className="muted">No rules yet.</p>;
+export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale }) {
+  const t = dictionary(locale).alerts;
+  const c = t.rulesTable.cols;
+  if (rules.length === 0) return <p className="muted">{t.rulesTable.empty}</p>;
   return (
     <div className="table-wrap">
-      <table className="events" aria-label="Alert rules">
+      <table className="events" aria-label={t.rulesTable.label}>
         <thead>
           <tr>
-            <th>state</th>
-            <th>rule</th>
-            <th>condition</th>
-            <th>for</th>
-            <th>severity</th>
-            <th>last value</th>
-            <th>channels</th>
+            <th>{c.state}</th>
+            <th>{c.rule}</th>
+            <th>{c.condition}</th>
+            <th>{c.for}</th>
+            <th>{c.severity}</th>
+            <th>{c.lastValue}</th>
+            <th>{c.channels}</th>
             <th />
           </tr>
         </thead>
@@ -37,7 +43,7 @@ export function RulesTable({ rules }: { rules: RuleRow[] }) {
           {rules.map((r) => (
             <tr key={r.id} data-rule={r.name}>
               <td>
-                <StateBadge state={r.enabled ? r.state : "disabled"} />
+                <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} />
               </td>
               <td>{r.name}</td>
               <td className="alerts-wrap">
@@ -48,12 +54,13 @@ export function RulesTable({ rules }: { rules: RuleRow[] }) {
                   </div>
                 ) : null}
               </td>
-              <td>{r.forSeconds} s</td>
-              <td>{r.severity}</td>
-              <td title={r.lastEvalAt ? `evaluated ${r.lastEvalAt}` : "not evaluated yet"}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
-              <td>{r.channelNames.join(", ") || <span className="muted">none</span>}</td>
+              <td>{t.rulesTable.seconds(r.forSeconds)}</td>
+              <td>{t.severities[r.severity]}</td>
+              <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(r.lastEvalAt) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
+              <td>{r.channelNames.join(", ") || <span className="muted">{t.none}</span>}</td>
               <td className="alerts-actions">
-                <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>Edit</Link> <DeleteButton url={`/api/v1/alerts/rules/${r.id}`} what={`rule "${r.name}"`} />
+                <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>{t.edit}</Link>{" "}
+                <DeleteButton url={`/api/v1/alerts/rules/${r.id}`} question={t.confirmDeleteRule(r.name)} locale={locale} />
               </td>
             </tr>
           ))}

@@ -30,7 +30,7 @@ export type ConditionKind = Condition["kind"];
 export const CONDITION_KINDS = conditionSchema.options.map((o) => o.shape.kind.value);
 
 /** The layers a duplicate meets after `layer` in a Bloom → Redis → DB → state stack. */
-export function layersAfter(layer: (typeof DEDUP_LAYERS)[number]): string[] {
+export function layersAfter(layer: (typeof DEDUP_LAYERS)[number]): (typeof DEDUP_LAYERS)[number][] {
   return DEDUP_LAYERS.slice(DEDUP_LAYERS.indexOf(layer) + 1);
 }
 

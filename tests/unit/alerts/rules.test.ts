@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { conditionSchema, describeCondition } from "../../../lib/alerts/conditions.ts";
 import { alertName, promqlFor } from "../../../lib/alerts/prometheus-rules.ts";
 import { ruleInputSchema } from "../../../lib/alerts/schema.ts";
+import { conditionText } from "../../../lib/i18n/condition.ts";
 
 const expr = (condition: unknown) => {
   const result = promqlFor(conditionSchema.parse(condition));
@@ -35,6 +36,21 @@ describe("alert rule conditions", () => {
       describeCondition(conditionSchema.parse({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 })),
       "redis miss rate in group g (hits by db/state of all hits from redis on) > 5% in 1h",
     );
+  });
+
+  it("describes conditions in Chinese on the page, and in English as the notifications do", () => {
+    const zh = (condition: unknown) => conditionText(conditionSchema.parse(condition), "zh-CN");
+    const leak = conditionSchema.parse({ kind: "leaked_duplicates", group: "cg_pay", threshold: 0, windowSeconds: 7200 });
+    assert.equal(conditionText(leak, "en"), describeCondition(leak));
+    assert.equal(zh(leak), "2 小时内消费组 cg_pay 中泄漏的重复消费 > 0");
+    assert.equal(zh({ kind: "duplicate_rate", group: "g", topic: "t", thresholdPercent: 1.5, windowSeconds: 600 }), "10 分钟内消费组 g、主题 t 中每 100 个业务键的重复消费 > 1.5%");
+    assert.equal(zh({ kind: "cause_count", cause: "rebalance", threshold: 5, windowSeconds: 86400 }), "1 天内原因为“重平衡”的重复消费 > 5");
+    assert.equal(
+      zh({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 }),
+      "1 小时内消费组 g 中“Redis 标记”的漏拦率（从“Redis 标记”起各层的全部命中中，由“数据库唯一键”、“状态机”拦下的比例）> 5%",
+    );
+    assert.match(zh({ kind: "dedup_miss_rate", group: "g", layer: "state", thresholdPercent: 5, windowSeconds: 3600 }), /“状态机”的漏拦率（它已是最后一层，其后没有防重层）/);
+    assert.equal(zh({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 90 }), "以“rocketmq-client-log:”开头的数据源已 90 秒没有事件");
   });
 
   it("renders each kind as PromQL over /api/metrics", () => {
