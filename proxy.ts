@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authConfig, SESSION_COOKIE, sessionValid } from "./lib/auth/session.ts";
+import { asLocale, LANG_HEADER } from "./lib/i18n/locale.ts";
 
 /**
  * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest stays
@@ -17,12 +18,24 @@ const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
   { path: /^\/api\/v1\/ingest\/[^/]+$/, methods: ["POST"] },
 ];
 
+/**
+ * A shared link's `?lang=` must reach the root layout too (header, `<html lang>`), and layouts get no query: the
+ * language travels on as a request header.
+ */
+function pass(request: NextRequest): NextResponse {
+  const lang = asLocale(request.nextUrl.searchParams.get("lang"));
+  if (!lang) return NextResponse.next();
+  const headers = new Headers(request.headers);
+  headers.set(LANG_HEADER, lang);
+  return NextResponse.next({ request: { headers } });
+}
+
 export function proxy(request: NextRequest) {
   const config = authConfig();
-  if (!config) return NextResponse.next();
+  if (!config) return pass(request);
   const { pathname, search } = request.nextUrl;
-  if (OPEN.some((o) => o.path.test(pathname) && (!o.methods || o.methods.includes(request.method)))) return NextResponse.next();
-  if (sessionValid(config, request.cookies.get(SESSION_COOKIE)?.value, Date.now())) return NextResponse.next();
+  if (OPEN.some((o) => o.path.test(pathname) && (!o.methods || o.methods.includes(request.method)))) return pass(request);
+  if (sessionValid(config, request.cookies.get(SESSION_COOKIE)?.value, Date.now())) return pass(request);
   if (pathname.startsWith("/api/")) {
     return Response.json({ error: { code: "unauthorized", message: "sign in first: POST /api/v1/session with the password, or open /login" } }, { status: 401 });
   }

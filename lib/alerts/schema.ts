@@ -10,6 +10,14 @@ const labelName = z
   .regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,62}$/, "must be a Prometheus label name")
   .refine((n) => !n.startsWith("__") && !["alertname", "severity"].includes(n), "is reserved (alertname and severity are set from the rule)");
 
+/** A record keyed by labelName would only say "Invalid key in record"; each bad name gets its own reason here. */
+const labels = z.record(z.string(), z.string().max(256)).superRefine((value, ctx) => {
+  for (const name of Object.keys(value)) {
+    const checked = labelName.safeParse(name);
+    if (!checked.success) ctx.addIssue({ code: "custom", path: [name], message: checked.error.issues[0]!.message });
+  }
+});
+
 export const ruleInputSchema = z
   .object({
     name: z.string().trim().min(1).max(120),
@@ -19,7 +27,7 @@ export const ruleInputSchema = z
     /** Reminder interval while firing; 0 sends none. Alertmanager's default is 4 h. */
     repeatSeconds: z.number().int().min(0).max(7 * 86400).default(4 * 3600),
     severity: z.enum(SEVERITIES).default("warning"),
-    labels: z.record(labelName, z.string().max(256)).default({}),
+    labels: labels.default({}),
     description: z.string().trim().max(2000).nullish().transform((v) => v || null),
     channelIds: z.array(z.string().min(1).max(64)).max(20).default([]),
   })

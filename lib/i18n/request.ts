@@ -1,12 +1,12 @@
 import { cookies, headers } from "next/headers";
 import type { Locale } from "../diagnosis/messages.ts";
 import { dictionary, type Dictionary } from "./dictionary.ts";
-import { LOCALE_COOKIE, pickLocale } from "./locale.ts";
+import { LANG_HEADER, LOCALE_COOKIE, pickLocale } from "./locale.ts";
 
 /** The locale of the request being rendered (server components and route handlers only). */
 export async function requestLocale(query?: string | string[]): Promise<Locale> {
   const [jar, head] = await Promise.all([cookies(), headers()]);
-  return pickLocale({ query: Array.isArray(query) ? query[0] : query, cookie: jar.get(LOCALE_COOKIE)?.value, acceptLanguage: head.get("accept-language") });
+  return pickLocale({ query: (Array.isArray(query) ? query[0] : query) ?? head.get(LANG_HEADER), cookie: jar.get(LOCALE_COOKIE)?.value, acceptLanguage: head.get("accept-language") });
 }
 
 export async function requestText(query?: string | string[]): Promise<{ locale: Locale; t: Dictionary }> {

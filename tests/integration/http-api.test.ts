@@ -126,6 +126,14 @@ for (const backend of backends) {
       assert.ok(page.includes("1 events, oldest first"), "its stored event is found");
     });
 
+    it("a shared link's ?lang= sets the language of the whole page, header and <html lang> included", async () => {
+      const plain = await (await fetch(`${server.url}/groups`)).text();
+      assert.match(plain, /<html lang="en"/);
+      const shared = await (await fetch(`${server.url}/groups?lang=zh-CN`)).text();
+      assert.match(shared, /<html lang="zh-CN"/);
+      assert.match(shared, /<a href="\/lang\/zh-CN" lang="zh-CN" aria-current="true"/, "the header's switch shows Chinese as current");
+    });
+
     it("serves the home page and a key page listing the events", async () => {
       const home = await fetch(`${server.url}/`);
       assert.equal(home.status, 200);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { formatIssues } from "../../../lib/events/validate.ts";
 import { conditionSchema, describeCondition } from "../../../lib/alerts/conditions.ts";
 import { alertName, promqlFor } from "../../../lib/alerts/prometheus-rules.ts";
 import { ruleInputSchema } from "../../../lib/alerts/schema.ts";
@@ -28,6 +29,8 @@ describe("alert rule conditions", () => {
     assert.equal(rule({ "team-name": "pay" }), false);
     assert.equal(rule({ severity: "low" }), false);
     assert.equal(rule({ __name__: "x" }), false);
+    const refused = ruleInputSchema.safeParse({ name: "r", condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 600 }, labels: { "team-name": "pay" } });
+    assert.equal(refused.success ? "" : formatIssues(refused.error), "labels.team-name: must be a Prometheus label name", "the reason, not just that the key is invalid");
   });
 
   it("describes conditions in words", () => {
