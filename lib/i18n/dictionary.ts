@@ -112,6 +112,9 @@ const en = {
     contextNone: "No rebalance or lifecycle events of these consumer groups and hosts around this key's events.",
     contextCount: (n: number, truncated: boolean) =>
       `${n} rebalance, lifecycle and keyless events of the same groups and hosts from 2 minutes before to 3 minutes after${truncated ? " (the first ones only: the window is crowded)" : ""}.`,
+    contextShown: (shown: number, total: number) =>
+      `Listed: the ${shown.toLocaleString("en-US")} nearest in time to the key's events and every one its evidence cites, of ${total.toLocaleString("en-US")}.`,
+    contextAll: "All of them, as JSON",
     notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested.`,
     showRecord: "record",
   },
@@ -441,6 +444,8 @@ const zh: Dictionary = {
     context: "周边事件",
     contextNone: "该业务键的事件前后没有这些消费组和主机的重平衡或生命周期事件。",
     contextCount: (n, truncated) => `同一消费组和主机在此前 2 分钟到此后 3 分钟内的 ${n} 个重平衡、生命周期和无业务键事件${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。`,
+    contextShown: (shown, total) => `共 ${total} 个，此处列出时间上最接近该业务键事件的 ${shown} 个，以及证据引用的全部事件。`,
+    contextAll: "全部事件（JSON）",
     notFound: (key) => `没有 ${key} 的事件。业务键区分大小写；也会按 msgId 和 offsetMsgId 查找。请确认其消费者日志和轨迹已导入。`,
     showRecord: "原始记录",
   },

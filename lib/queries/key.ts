@@ -2,11 +2,19 @@ import { keyReport, type KeyReport } from "../api/key-report.ts";
 import type { Locale } from "../diagnosis/messages.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { toLanes, type Timeline } from "../timeline/to-lanes.ts";
+import { contextRows, type ContextRows } from "./context-rows.ts";
 
-/** The key page: the diagnosis on read (same engine as the API), worded in the page's language, and its lanes. */
-export async function keyPage(driver: SqlDriver, bizKey: string, locale: Locale): Promise<{ report: KeyReport; timeline: Timeline } | undefined> {
+/**
+ * The key page: the diagnosis on read (same engine as the API), worded in the page's language, its lanes, and the
+ * context lines worth listing.
+ */
+export async function keyPage(
+  driver: SqlDriver,
+  bizKey: string,
+  locale: Locale,
+): Promise<{ report: KeyReport; timeline: Timeline; context: ContextRows } | undefined> {
   const report = await keyReport(driver, bizKey, { locale });
   if (!report) return undefined;
   const cited = [...report.duplicates, ...report.lost].flatMap((v) => v.evidence.flatMap((e) => e.eventIds));
-  return { report, timeline: toLanes({ ...report, cited }) };
+  return { report, timeline: toLanes({ ...report, cited }), context: contextRows(report.context, report.events, new Set(cited)) };
 }

@@ -76,7 +76,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       </>
     );
   }
-  const { report, timeline } = data;
+  const { report, timeline, context } = data;
   const advice = report.findings.flatMap((f) => f.adviceText);
   const facts = {
     bizKey: key,
@@ -150,7 +150,13 @@ export default async function KeyPage({ params, searchParams }: Props) {
       ) : (
         <>
           <p className="muted">{t.key.contextCount(report.context.length, report.contextTruncated)}</p>
-          <EventTable events={report.context} recordLabel={t.key.showRecord} />
+          {context.shown.length < context.total ? (
+            <p className="muted">
+              {t.key.contextShown(context.shown.length, context.total)}{" "}
+              <a href={`/api/v1/keys/${encodeURIComponent(key)}`}>{t.key.contextAll}</a>
+            </p>
+          ) : null}
+          <EventTable events={context.shown} recordLabel={t.key.showRecord} />
         </>
       )}
     </>
