@@ -6,17 +6,22 @@ import { timeScale } from "@/lib/timeline/scale.ts";
 const SYMBOLS: Record<MembershipChange, string> = { joined: "⊕", left: "⊖", vanished: "⚡" };
 const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left", vanished: "vanished" };
 
+/** Lanes drawn at most: a week of deploys and restarts gives hundreds of processes, the latest are what matter. */
+const SHOWN_INSTANCES = 40;
+
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 const utc = (ts: number) => `${new Date(ts).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
 /** A group's processes as bars over the chosen range, with membership changes marked and a row of rebalances. */
 export function InstanceLanes({ spans, episodes, from, to, t }: { spans: InstanceSpan[]; episodes: RebalanceEpisode[]; from: number; to: number; t: Dictionary }) {
   const scale = timeScale(from, to, 0.01);
+  const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, SHOWN_INSTANCES));
+  const shown = spans.filter((s) => latest.has(s));
   const axisTick = (ts: number) => new Date(ts).toISOString().slice(to - from > 86_400_000 ? 5 : 11, 16).replace("T", " ");
   return (
     <div className="timeline groups-lanes" data-testid="instances">
       <div className="tl-inner">
-        {spans.map((s) => (
+        {shown.map((s) => (
           <div key={s.instance} className="tl-lane" data-instance={s.instance}>
             <div className="tl-label mono">{s.instance}</div>
             <div className="tl-track">
@@ -59,6 +64,7 @@ export function InstanceLanes({ spans, episodes, from, to, t }: { spans: Instanc
           </div>
         </div>
       </div>
+      {spans.length > shown.length ? <p className="muted note">{t.groups.olderInstances(spans.length - shown.length)}</p> : null}
       <ul className="tl-legend" aria-label={t.timeline.legend}>
         {(Object.keys(SYMBOLS) as MembershipChange[]).map((c) => (
           <li key={c}>

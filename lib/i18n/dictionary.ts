@@ -191,6 +191,7 @@ const en = {
     perHour: (n: string) => `${n} episodes per hour`,
     episodeMoves: (n: number) => `${n} ${n === 1 ? "queue" : "queues"} moved`,
     more: (n: number) => `and ${n} more`,
+    olderInstances: (n: number) => `${n} more processes, last seen earlier in the range, are not drawn.`,
   },
   duplicates: {
     title: "Duplicates",
@@ -522,6 +523,7 @@ const zh: Dictionary = {
     perHour: (n) => `每小时 ${n} 次`,
     episodeMoves: (n) => `${n} 个队列转移`,
     more: (n) => `以及另外 ${n} 个`,
+    olderInstances: (n) => `另有 ${n} 个进程最后出现的时间更早，未画出。`,
   },
   duplicates: {
     title: "重复消费",

@@ -5,13 +5,14 @@ import { CAUSES } from "../../lib/diagnosis/vocabulary.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { parseFilters, type Filters } from "../../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, EPISODE_MS, filterChoices, gapHistogram, outcomesOverTime, OWNERSHIP_ACTIONS, topByRate, totals } from "../../lib/queries/overview.ts";
+import { groupSummaries } from "../../lib/queries/groups.ts";
 import { fromRollups } from "../../lib/queries/sql.ts";
 import { drainQueue } from "../../lib/store/diagnoses.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 
 /**
- * The overview answers ranges of an hour and longer from the rollups the triggers keep, shorter ones from the
+ * The overview and the groups list answer ranges of an hour and longer from the rollups the triggers keep, shorter ones from the
  * verdicts. Both must tell the same story: every widget is computed both ways over the same whole-minute range and
  * compared, after the worker wrote the verdicts and again after it rewrote all of them.
  */
@@ -73,6 +74,7 @@ for (const backend of backends) {
         assert.deepEqual(await totals(store.driver, rollups), await totals(store.driver, verdicts), `totals: ${what}`);
         assert.deepEqual(await dedupFunnel(store.driver, rollups), await dedupFunnel(store.driver, verdicts), `funnel: ${what}`);
         assert.deepEqual(await gapHistogram(store.driver, rollups), await gapHistogram(store.driver, verdicts), `gap bins: ${what}`);
+        assert.deepEqual(await groupSummaries(store.driver, rollups), await groupSummaries(store.driver, verdicts), `groups page: ${what}`);
         for (const by of ["group", "topic"] as const) {
           assert.deepEqual(await topByRate(store.driver, rollups, by, 50), await topByRate(store.driver, verdicts, by, 50), `top ${by}s: ${what}`);
         }
