@@ -1,4 +1,4 @@
-// npm run bench:pages [-- --keys K] [--rounds R] [--database NAME] — server time of the overview (`/`) and key pages (`/keys/…`) on
+// npm run bench:pages [-- --keys K] [--rounds R] [--database NAME] — server time of the overview (`/`), key pages (`/keys/…`) and groups pages on
 // the store `npm run bench:lookup -- --keep` leaves (10M events by default). It first brings the store's derived
 // tables up to date as the server's worker would (migrations, then the diagnosis queue drained, with progress),
 // then times whole responses of `next start` with the worker off, next to the overview's queries run in process.
@@ -90,20 +90,25 @@ async function storeShape(driver: SqlDriver): Promise<StoreShape> {
 
 interface PageCase {
   label: string;
+  path: string;
   query: Record<string, string>;
 }
 
 /** Ranges ending at the newest duplicate, as an on-call engineer would look at the store's latest day and week. */
-function overviewCases(shape: StoreShape): PageCase[] {
+function pageCases(shape: StoreShape): PageCase[] {
   const to = shape.last;
   const range = (ms: number) => ({ range: "custom", from: String(to - ms), to: String(to) });
+  const group = `/groups/${encodeURIComponent(shape.busiestGroup)}`;
   return [
-    { label: "/ last 1 h", query: range(HOUR) },
-    { label: "/ last 24 h", query: range(DAY) },
-    { label: "/ last 7 days", query: range(7 * DAY) },
-    { label: `/ last 7 days, group ${shape.busiestGroup}`, query: { ...range(7 * DAY), group: shape.busiestGroup } },
-    { label: "/ last 7 days, cause rebalance", query: { ...range(7 * DAY), cause: "rebalance" } },
-    { label: "/ last 15 min (from the verdicts, not rollups)", query: range(15 * 60_000) },
+    { label: "/ last 1 h", path: "/", query: range(HOUR) },
+    { label: "/ last 24 h", path: "/", query: range(DAY) },
+    { label: "/ last 7 days", path: "/", query: range(7 * DAY) },
+    { label: `/ last 7 days, group ${shape.busiestGroup}`, path: "/", query: { ...range(7 * DAY), group: shape.busiestGroup } },
+    { label: "/ last 7 days, cause rebalance", path: "/", query: { ...range(7 * DAY), cause: "rebalance" } },
+    { label: "/ last 15 min (from the verdicts, not rollups)", path: "/", query: range(15 * 60_000) },
+    { label: "/groups last 7 days", path: "/groups", query: range(7 * DAY) },
+    { label: `${group} last 24 h`, path: group, query: range(DAY) },
+    { label: `${group} last 7 days`, path: group, query: range(7 * DAY) },
   ];
 }
 
@@ -180,14 +185,14 @@ try {
   );
   console.log(`rollup rows: duplicate_rollups ${fmt(Number(rollups!.d))}, key_rollups ${fmt(Number(rollups!.k))}, rebalance_rollups ${fmt(Number(rollups!.r))}`);
 
-  const cases = overviewCases(shape);
+  const cases = pageCases(shape);
   const keys = await sampleKeys(store.driver, KEYS);
   console.log("starting next start with DUPSCOPE_DIAGNOSIS_INTERVAL_MS=0 (the worker is off: nothing competes with the measurement) …");
   process.chdir(ROOT);
   const server = await startServer({ DATABASE_URL: url, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "0" });
   let worst = 0;
   try {
-    for (const c of cases) await fetchPage(server, `/?${new URLSearchParams(c.query)}`);
+    for (const c of cases) await fetchPage(server, `${c.path}?${new URLSearchParams(c.query)}`);
     for (const key of keys.slice(0, 10)) await fetchPage(server, `/keys/${encodeURIComponent(key)}`);
     console.log(`warmed up; measuring (${load()})`);
     console.log("");
@@ -196,13 +201,14 @@ try {
       const total = new Timings();
       const ttfb = new Timings();
       for (let i = 0; i < ROUNDS; i++) {
-        const r = await fetchPage(server, `/?${new URLSearchParams(c.query)}`);
+        const r = await fetchPage(server, `${c.path}?${new URLSearchParams(c.query)}`);
         total.add(r.total);
         ttfb.add(r.ttfb);
       }
       printRow(c.label, total, 64);
       printRow("  first byte", ttfb, 64);
-      worst = Math.max(worst, total.stats().p95);
+      // The target is the overview's and the key page's (issue 5); the groups pages are shown for reference.
+      if (c.path === "/") worst = Math.max(worst, total.stats().p95);
     }
     const keyTotal = new Timings();
     const keyTtfb = new Timings();
@@ -228,7 +234,7 @@ try {
   printHeader(`the overview's queries in process, last 7 days (ms)`, 64);
   for (const [name, t] of widgets) printRow(name, t, 64);
   console.log("");
-  console.log(`${worst < TARGET_MS ? "PASS" : "FAIL"}: worst page p95 ${ms(worst)} ms (target < ${TARGET_MS} ms server time; ${load()})`);
+  console.log(`${worst < TARGET_MS ? "PASS" : "FAIL"}: worst overview or key page p95 ${ms(worst)} ms (target < ${TARGET_MS} ms server time; ${load()})`);
 } finally {
   await store.close();
 }

@@ -191,6 +191,8 @@ const en = {
     perHour: (n: string) => `${n} episodes per hour`,
     episodeMoves: (n: number) => `${n} ${n === 1 ? "queue" : "queues"} moved`,
     more: (n: number) => `and ${n} more`,
+    findingsSample: (n: number) => `From the newest ${n.toLocaleString("en-US")} keys with a duplicate or a lost message in the range.`,
+    activityCut: (n: number, since: string) => `The range holds more than ${n.toLocaleString("en-US")} rebalance and lifecycle lines: the newest ones are shown, from ${since} UTC on.`,
     olderInstances: (n: number) => `${n} more processes, last seen earlier in the range, are not drawn.`,
   },
   duplicates: {
@@ -523,6 +525,8 @@ const zh: Dictionary = {
     perHour: (n) => `每小时 ${n} 次`,
     episodeMoves: (n) => `${n} 个队列转移`,
     more: (n) => `以及另外 ${n} 个`,
+    findingsSample: (n) => `依据该时间范围内最新的 ${n} 个有重复消费或丢失消息的业务键。`,
+    activityCut: (n, since) => `该时间范围内的重平衡和生命周期日志超过 ${n} 条：仅显示最新的部分，自 ${since} UTC 起。`,
     olderInstances: (n) => `另有 ${n} 个进程最后出现的时间更早，未画出。`,
   },
   duplicates: {

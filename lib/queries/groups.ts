@@ -64,7 +64,7 @@ export async function groupSummaries(driver: SqlDriver, f: Filters): Promise<Gro
     .sort((a, b) => b.rate - a.rate || (a.group < b.group ? -1 : 1));
 }
 
-/** Lines read per group page at most; a group rebalancing all week is cut, and the page says so. */
+/** Lines read per group page at most; a group rebalancing all week is cut to the newest, and the page says so. */
 export const ACTIVITY_LIMIT = 20_000;
 
 /**
@@ -73,8 +73,9 @@ export const ACTIVITY_LIMIT = 20_000;
  */
 export async function groupActivity(driver: SqlDriver, group: string, f: Filters): Promise<{ events: NormalizedEvent[]; truncated: boolean }> {
   const rows = await driver.query<EventRowSql>(
-    `SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND group_name = $1 AND ts BETWEEN $2 AND $3 AND kind IN ('instance_lifecycle', 'rebalance') ORDER BY ts LIMIT ${ACTIVITY_LIMIT + 1}`,
+    `SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND group_name = $1 AND ts BETWEEN $2 AND $3 AND kind IN ('instance_lifecycle', 'rebalance') ORDER BY ts DESC LIMIT ${ACTIVITY_LIMIT + 1}`,
     [group, f.from, f.to],
   );
-  return { events: rows.slice(0, ACTIVITY_LIMIT).map(eventFromSql), truncated: rows.length > ACTIVITY_LIMIT };
+  // A cut keeps the newest lines: on call, the last hours of a busy week are the ones that matter.
+  return { events: rows.slice(0, ACTIVITY_LIMIT).reverse().map(eventFromSql), truncated: rows.length > ACTIVITY_LIMIT };
 }

@@ -12,11 +12,14 @@ import { instancesOverTime } from "@/lib/groups/membership.ts";
 import { rebalanceHistory } from "@/lib/groups/rebalance-history.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
-import { groupActivity } from "@/lib/queries/groups.ts";
+import { ACTIVITY_LIMIT, groupActivity } from "@/lib/queries/groups.ts";
 import { filterChoices } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
 
 export const dynamic = "force-dynamic";
+
+/** Keys with findings the page reads at most, newest first. */
+const GROUP_PAGE_DIAGNOSES = 2_000;
 
 type Props = { params: Promise<{ group: string }>; searchParams: Promise<SearchParams> };
 
@@ -35,7 +38,8 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const [activity, choices, found] = await Promise.all([
     groupActivity(store.driver, group, f),
     filterChoices(store.driver, f),
-    findings(store, { from: f.from, to: f.to, group, lang: locale }),
+    // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
+    findings(store, { from: f.from, to: f.to, group, lang: locale }, GROUP_PAGE_DIAGNOSES),
   ]);
   const spans = instancesOverTime(activity.events);
   const episodes = rebalanceHistory(activity.events);
@@ -54,6 +58,9 @@ export default async function GroupPage({ params, searchParams }: Props) {
       <section aria-labelledby="instances-title">
         <h2 id="instances-title">{t.groups.instances}</h2>
         <p className="muted note">{t.groups.instancesNote}</p>
+        {activity.truncated ? (
+          <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, new Date(activity.events[0]!.ts).toISOString().slice(0, 19).replace("T", " "))}</p>
+        ) : null}
         {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} from={f.from} to={f.to} t={t} />}
       </section>
       <div className="widgets">
@@ -66,6 +73,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
         <section className="widget" aria-labelledby="findings-title">
           <h2 id="findings-title">{t.groups.findings}</h2>
           {perHour !== null ? <p className="muted note">{t.groups.perHour(String(perHour))}</p> : null}
+          {found.truncated ? <p className="muted note">{t.groups.findingsSample(GROUP_PAGE_DIAGNOSES)}</p> : null}
           {advice.length === 0 ? (
             <p className="muted">{t.groups.noFindings}</p>
           ) : (
