@@ -5,6 +5,7 @@ import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Ver
 import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { loadDiagnosisInputs } from "../store/diagnosis-input.ts";
+import { readableChannels } from "../timeline/amqp-names.ts";
 
 /**
  * What GET /api/v1/keys/{bizKey} and `dupscope diagnose` answer: the key's events, the context diagnosis read,
@@ -33,7 +34,9 @@ export function localeFrom(value: string | null | undefined): Locale {
   return value === "zh-CN" || value === "zh" ? "zh-CN" : "en";
 }
 
-export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, o: RenderOptions): KeyReport {
+export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {
+  // The texts name channels as the lanes do; the data beside them keeps the identities.
+  const o: RenderOptions = { instanceNames: readableChannels([...events, ...context]), ...options };
   const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
   const findings = summarizeFindings({ diagnoses: [diagnosis], delivered: [] });
   return {

@@ -17,6 +17,8 @@ export interface RenderOptions {
   utcOffsetMinutes?: number;
   /** The clock tolerance diagnosis used, quoted when a fact rests on it. */
   clockSkewMs?: number;
+  /** Names to show for instances instead of their identity (RabbitMQ channels of a named connection). */
+  instanceNames?: ReadonlyMap<string, string>;
 }
 
 interface Fmt {
@@ -435,7 +437,7 @@ function formatter(lang: Language, o: RenderOptions): Fmt {
   return {
     t: (ts, coarse) => new Date(ts + offset).toISOString().slice(11, coarse ? 19 : 23),
     d: (ms) => (ms === null ? "?" : lang.duration(ms)),
-    i: (instance) => instance ?? lang.unknownInstance,
+    i: (instance) => (instance === null ? lang.unknownInstance : (o.instanceNames?.get(instance) ?? instance)),
     q: (topic, queue) => (topic === null ? (queue ?? "?") : `${topic}@${queue ?? "?"}`),
     cause: (c) => lang.cause[c as Cause] ?? c,
   };

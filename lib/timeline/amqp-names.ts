@@ -54,3 +54,19 @@ export function shortName(name: ChannelName): string {
 export function insideBroker(instance: string): boolean {
   return instance.startsWith("<");
 }
+
+/**
+ * The names a reader knows RabbitMQ channels by, for every channel of these events whose connection the client
+ * named: `127.0.0.1:34170 -> 127.0.0.1:5672@1` → `invoice-worker-a (1)`. Channels without a name keep their
+ * identity, which then is all there is to go by.
+ */
+export function readableChannels(events: readonly NormalizedEvent[]): Map<string, string> {
+  const names = clientNames(events);
+  const readable = new Map<string, string>();
+  for (const e of events) {
+    if (e.broker !== "rabbitmq" || e.instance === null || readable.has(e.instance)) continue;
+    const name = channelName(e.instance, names);
+    if (name.client !== null) readable.set(e.instance, shortName(name));
+  }
+  return readable;
+}

@@ -79,7 +79,7 @@ describe("RabbitMQ key page in Chromium", () => {
     await page.goto(`${server.url}/keys/ORD-20261130-000143`);
 
     const headline = (await page.locator('[data-testid="verdict-headline"]').allTextContents()).join("\n");
-    assert.match(headline, new RegExp(`^Duplicate caused by ${causeName("ack_lost")}: 127\\.0\\.0\\.1:34170 -> 127\\.0\\.0\\.1:5672 closed at .* \\(connection closed\\) with the delivery unacknowledged`));
+    assert.match(headline, new RegExp(`^Duplicate caused by ${causeName("ack_lost")}: invoice-worker-a closed at .* \\(connection closed\\) with the delivery unacknowledged`));
 
     assert.deepEqual(await lanesOf(page, "consumer"), [
       { instance: "127.0.0.1:34170 -> 127.0.0.1:5672@1", role: "consumer · dupscope-it-ack-lost-f1577479", name: "invoice-worker-a · 127.0.0.1:34170 · channel 1" },
