@@ -41,8 +41,11 @@ export function tickStep(spanMs: number, maxTicks: number): number {
   return STEPS.find((s) => s >= wanted) ?? Math.ceil(wanted / 86_400_000) * 86_400_000;
 }
 
-/** Span shown for a single instant, so one event sits in the middle of a readable second. */
-const MIN_SPAN_MS = 1000;
+/**
+ * Span shown at least, so a single instant sits in the middle of some room. Small: a story of concurrent
+ * consumption or a lost ACK lasts a few hundred ms, and its marks must not crowd into a corner of a second.
+ */
+const MIN_SPAN_MS = 100;
 const MARGIN = 0.03;
 
 function roundTicks(start: number, from: number, to: number, step: number, position: (ts: number) => number): Tick[] {

@@ -147,10 +147,15 @@ describe("timeline: scale", () => {
     assert.equal(s.position(10_000), 1);
   });
 
-  it("centres a single instant in a second-wide view", () => {
+  it("centres a single instant in a view a tenth of a second wide", () => {
     const s = timeScale(5000, 5000);
     assert.equal(s.position(5000), 0.5);
-    assert.ok(s.position(5400) < 1);
+    assert.ok(s.position(5040) < 1);
+  });
+
+  it("spreads a story of a few hundred ms over the track instead of a corner of a second", () => {
+    const s = timeScale(0, 164);
+    assert.ok(s.position(0) < 0.05 && s.position(164) > 0.95, `${s.position(0)} … ${s.position(164)}`);
   });
 
   it("puts ticks on round offsets from the first event", () => {
