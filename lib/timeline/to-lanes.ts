@@ -118,6 +118,24 @@ const VANISHED = new Set(["channel_inactive", "channel_expired", "connection_los
 const CLOSED = new Set(["connection_closed", "channel_closed"]);
 const CONTEXT_KINDS = new Set(["rebalance", "instance_lifecycle", "transaction", "send_attempt"]);
 
+/**
+ * The broker's event exchange and its server log both report a connection closing or dying; the two reports of
+ * one act lie within this of each other and are drawn once (the cited one, else the first). Deliveries are never
+ * merged: two deliveries to one consumer in quick succession are two.
+ */
+const SAME_ACT_MS = 2000;
+const ECHOED: ReadonlySet<MarkKind> = new Set(["closed", "vanished"]);
+
+function withoutEchoes(marks: Mark[], cited: ReadonlySet<string>): Mark[] {
+  const kept: Mark[] = [];
+  for (const m of marks) {
+    const twin = ECHOED.has(m.kind) ? kept.findIndex((k) => k.kind === m.kind && k.note === m.note && Math.abs(m.ts - k.ts) <= SAME_ACT_MS) : -1;
+    if (twin < 0) kept.push(m);
+    else if (cited.has(m.eventId) && !cited.has(kept[twin]!.eventId)) kept[twin] = m;
+  }
+  return kept;
+}
+
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const specificity = (name: string) => (canonicalInstance(name).process === undefined ? 1 : 0);
 
@@ -327,7 +345,10 @@ export function toLanes(input: TimelineInput): Timeline {
   const firstTs = (l: Lane) => Math.min(...l.spans.map((s) => s.start), ...l.marks.map((m) => m.ts));
   const roleOrder: Record<LaneRole, number> = { producer: 0, consumer: 1, broker: 2 };
   all.sort((a, b) => roleOrder[a.role] - roleOrder[b.role] || firstTs(a) - firstTs(b) || (a.label < b.label ? -1 : 1));
-  for (const lane of all) lane.marks.sort((a, b) => a.ts - b.ts);
+  for (const lane of all) {
+    lane.marks.sort((a, b) => a.ts - b.ts);
+    if (lane.role === "broker") lane.marks = withoutEchoes(lane.marks, cited);
+  }
 
   const times = all.flatMap((l) => [...l.spans.flatMap((s) => (s.end === null ? [s.start] : [s.start, s.end])), ...l.marks.map((m) => m.ts)]);
   return { lanes: all, gaps, start: times.length > 0 ? Math.min(...times) : 0, end: times.length > 0 ? Math.max(...times) : 0 };

@@ -175,6 +175,12 @@ describe("RabbitMQ key timeline: a lane per connection and channel", () => {
     assert.equal(t.gaps[0]!.gapMs, 60_035);
   });
 
+  it("draws a close reported by both the event exchange and the server log once", () => {
+    const { t } = timelineOf([...firehose("ack-timeout.ndjson"), ...serverLog("rabbitmq-3.10.log")]);
+    const closes = brokerStory(t).filter(([kind]) => kind === "closed").map(([, note]) => note);
+    assert.deepEqual(closes, ["channel_closed invoice-worker-a (1)", "channel_closed invoice-worker-b (1)", "connection_closed invoice-worker-a", "connection_closed invoice-worker-b"]);
+  });
+
   it("puts the broker's deliveries and the server log's lines on the broker lane whatever source name they were ingested under", () => {
     const read = (dir: string, name: string) => readFileSync(path.join(testdata, dir, "testdata", name), "utf8");
     const { t } = timelineOf([
