@@ -1,6 +1,8 @@
 import Link from "next/link";
+import type { Condition } from "@/lib/alerts/conditions.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
 import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { firingSummary } from "@/lib/i18n/condition.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { StateBadge } from "./StateBadge.tsx";
 
@@ -9,6 +11,8 @@ export interface FiringRow {
   ruleName: string;
   severity: string;
   summary: string;
+  condition: Condition | null;
+  value: number;
   keys: string[];
   firedAt: string;
   resolvedAt: string | null;
@@ -40,7 +44,7 @@ export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale
               <td>{f.ruleName}</td>
               {/* The severity the rule had when it fired, as stored. */}
               <td>{t.severities[f.severity as RuleInput["severity"]] ?? f.severity}</td>
-              <td className="alerts-wrap">{f.summary}</td>
+              <td className="alerts-wrap">{firingSummary(f, locale)}</td>
               <td className="alerts-wrap">
                 {f.keys.map((k, i) => (
                   <span key={k}>

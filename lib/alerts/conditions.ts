@@ -46,6 +46,17 @@ function scope(c: { group?: string | undefined; topic?: string | undefined }): s
   return parts.length > 0 ? ` in ${parts.join(", ")}` : "";
 }
 
+/** The measured value with the condition's unit. */
+export function measuredValue(c: Condition, value: number): string {
+  const unit = c.kind === "duplicate_rate" || c.kind === "dedup_miss_rate" ? "%" : c.kind === "ingest_silent" ? " s" : "";
+  return `${Number.isInteger(value) ? String(value) : value.toFixed(2)}${unit}`;
+}
+
+/** What a firing says in notifications and the API: the condition and the value that made it fire. */
+export function summaryOf(c: Condition, value: number): string {
+  return `${describeCondition(c)}: now ${measuredValue(c, value)}`;
+}
+
 /** One line a person reads in the UI and in notifications. */
 export function describeCondition(c: Condition): string {
   switch (c.kind) {

@@ -1,6 +1,6 @@
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
-import { conditionSchema, describeCondition, type Condition } from "./conditions.ts";
+import { conditionSchema, summaryOf, type Condition } from "./conditions.ts";
 import { measure, type Measurement } from "./measure.ts";
 import { transition, type AlertStateName, type Notify, type StoredState } from "./state-machine.ts";
 
@@ -38,14 +38,6 @@ interface RuleRow {
 const ms = (v: Date | string | null) => (v === null ? null : new Date(v).getTime());
 const ts = (v: number | null) => (v === null ? null : new Date(v).toISOString());
 
-function formatValue(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(2);
-}
-
-export function summaryOf(condition: Condition, value: number): string {
-  const unit = condition.kind === "duplicate_rate" || condition.kind === "dedup_miss_rate" ? "%" : condition.kind === "ingest_silent" ? " s" : "";
-  return `${describeCondition(condition)}: now ${formatValue(value)}${unit}`;
-}
 
 export async function evaluateRules(driver: SqlDriver, now: number = Date.now()): Promise<RuleOutcome[]> {
   await driver.run(`INSERT INTO alert_states (rule_id) SELECT id FROM alert_rules ON CONFLICT DO NOTHING`);
@@ -74,8 +66,8 @@ async function evaluateRule(driver: SqlDriver, rule: RuleRow, now: number): Prom
     return { ruleId: rule.id, state: rule.state, notify: null, value: null, error: message };
   }
   const { next, notify } = transition(prev, measured.active, now, rule.for_seconds * 1000, rule.repeat_seconds * 1000);
-  const summary = parsed.success ? summaryOf(parsed.data, measured.value) : "";
-  const applied = await persist(driver, rule, next, notify, measured, summary, now);
+  const said = parsed.success ? { summary: summaryOf(parsed.data, measured.value), condition: parsed.data } : { summary: "", condition: null };
+  const applied = await persist(driver, rule, next, notify, measured, said, now);
   return applied ? { ruleId: rule.id, state: next.state, notify, value: measured.value } : { ruleId: rule.id, state: rule.state, notify: null, value: measured.value };
 }
 
@@ -89,7 +81,15 @@ const NOTIFY = (event: string) =>
          RETURNING id)
    SELECT (SELECT count(*) FROM st) AS applied`;
 
-async function persist(driver: SqlDriver, rule: RuleRow, next: StoredState, notify: Notify, m: Measurement, summary: string, now: number): Promise<boolean> {
+async function persist(
+  driver: SqlDriver,
+  rule: RuleRow,
+  next: StoredState,
+  notify: Notify,
+  m: Measurement,
+  { summary, condition }: { summary: string; condition: Condition | null },
+  now: number,
+): Promise<boolean> {
   const base = [rule.id, rule.version, next.state, ts(next.activeSince), ts(next.lastNotifiedAt), ts(now), m.value];
   let rows: { applied: string | number }[];
   switch (notify) {
@@ -99,10 +99,10 @@ async function persist(driver: SqlDriver, rule: RuleRow, next: StoredState, noti
       const [seq] = await driver.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence('alert_firings', 'id'))::text AS id`);
       rows = await driver.query(
         `WITH st AS (UPDATE alert_states SET ${SET_STATE}, firing_id = $9::bigint WHERE rule_id = $1 AND version = $2 RETURNING rule_id),
-              f AS (INSERT INTO alert_firings (id, rule_id, rule_name, severity, summary, value, keys, fired_at)
-                      SELECT $9::bigint, $1, $10, $11, $12, $7, $13::text[], $6::timestamptz FROM st RETURNING id),
+              f AS (INSERT INTO alert_firings (id, rule_id, rule_name, severity, summary, condition, value, keys, fired_at)
+                      SELECT $9::bigint, $1, $10, $11, $12, $14::jsonb, $7, $13::text[], $6::timestamptz FROM st RETURNING id),
               ${NOTIFY("firing")}`,
-        [...base, rule.channel_ids, seq!.id, rule.name, rule.severity, summary, m.keys],
+        [...base, rule.channel_ids, seq!.id, rule.name, rule.severity, summary, m.keys, condition === null ? null : JSON.stringify(condition)],
       );
       break;
     }

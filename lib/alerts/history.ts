@@ -1,5 +1,6 @@
 import { ApiError } from "../api/errors.ts";
 import type { Store } from "../store/open.ts";
+import { conditionSchema, type Condition } from "./conditions.ts";
 
 /** What the page and the API show of the past: firings with their keys, and the notifications that went out or failed. */
 
@@ -9,6 +10,8 @@ export interface FiringView {
   ruleName: string;
   severity: string;
   summary: string;
+  /** The rule's condition when it fired; null for firings recorded before it was kept. */
+  condition: Condition | null;
   value: number;
   keys: string[];
   firedAt: string;
@@ -34,6 +37,11 @@ export interface NotificationView {
 
 export const NOTIFICATION_STATUSES = ["pending", "sent", "failed", "cancelled"] as const;
 
+function conditionOf(stored: unknown): Condition | null {
+  const parsed = conditionSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
+}
+
 export async function listFirings(store: Store, options: { ruleId?: string; limit: number }): Promise<FiringView[]> {
   const rows = await store.prisma.alertFiring.findMany({
     where: options.ruleId ? { ruleId: options.ruleId } : {},
@@ -46,6 +54,7 @@ export async function listFirings(store: Store, options: { ruleId?: string; limi
     ruleName: f.ruleName,
     severity: f.severity,
     summary: f.summary,
+    condition: conditionOf(f.condition),
     value: f.value,
     keys: f.keys,
     firedAt: f.firedAt.toISOString(),

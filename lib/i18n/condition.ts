@@ -1,4 +1,4 @@
-import { describeCondition, layersAfter, type Condition } from "../alerts/conditions.ts";
+import { describeCondition, layersAfter, measuredValue, type Condition } from "../alerts/conditions.ts";
 import { causeName, type Locale } from "../diagnosis/messages.ts";
 import { dictionary } from "./dictionary.ts";
 
@@ -44,4 +44,9 @@ function chinese(c: Condition): string {
 
 export function conditionText(c: Condition, locale: Locale): string {
   return locale === "zh-CN" ? chinese(c) : describeCondition(c);
+}
+
+/** A firing's "what": its stored summary in English; in Chinese from the condition it fired on, when it was kept. */
+export function firingSummary(f: { summary: string; condition: Condition | null; value: number }, locale: Locale): string {
+  return locale === "zh-CN" && f.condition !== null ? `${chinese(f.condition)}：当前 ${measuredValue(f.condition, f.value)}` : f.summary;
 }

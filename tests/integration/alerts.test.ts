@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { dispatchDue } from "../../lib/alerts/dispatcher.ts";
 import { evaluateRules } from "../../lib/alerts/evaluator.ts";
 import { conditionSchema } from "../../lib/alerts/conditions.ts";
-import { listNotifications } from "../../lib/alerts/history.ts";
+import { listFirings, listNotifications } from "../../lib/alerts/history.ts";
 import { measure } from "../../lib/alerts/measure.ts";
 import { createChannel, createRule, getRule } from "../../lib/alerts/repo.ts";
 import { channelInputSchema, ruleInputSchema } from "../../lib/alerts/schema.ts";
@@ -235,6 +235,8 @@ for (const backend of backends) {
       assert.equal(firings.length, 1);
       assert.deepEqual(firings[0]!.keys, [LEAK_KEY]);
       assert.ok(firings[0]!.resolvedAt);
+      const [view] = await listFirings(store, { ruleId, limit: 1 });
+      assert.deepEqual(view!.condition, (await getRule(store, ruleId)).condition, "the condition it fired on, to word it in any language");
     });
   });
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formatIssues } from "../../../lib/events/validate.ts";
-import { conditionSchema, describeCondition } from "../../../lib/alerts/conditions.ts";
+import { conditionSchema, describeCondition, summaryOf } from "../../../lib/alerts/conditions.ts";
 import { alertName, promqlFor } from "../../../lib/alerts/prometheus-rules.ts";
 import { ruleInputSchema } from "../../../lib/alerts/schema.ts";
-import { conditionText } from "../../../lib/i18n/condition.ts";
+import { conditionText, firingSummary } from "../../../lib/i18n/condition.ts";
 
 const expr = (condition: unknown) => {
   const result = promqlFor(conditionSchema.parse(condition));
@@ -54,6 +54,15 @@ describe("alert rule conditions", () => {
     );
     assert.match(zh({ kind: "dedup_miss_rate", group: "g", layer: "state", thresholdPercent: 5, windowSeconds: 3600 }), /“状态机”的漏拦率（它已是最后一层，其后没有防重层）/);
     assert.equal(zh({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 90 }), "以“rocketmq-client-log:”开头的数据源已 90 秒没有事件");
+  });
+
+  it("words a firing in the reader's language from the condition it fired on, and keeps the old English summary otherwise", () => {
+    const rate = conditionSchema.parse({ kind: "duplicate_rate", group: "g", thresholdPercent: 1.5, windowSeconds: 600 });
+    const firing = { summary: summaryOf(rate, 2.345), condition: rate, value: 2.345 };
+    assert.equal(firing.summary, "duplicates per 100 keys in group g > 1.5% in 10m: now 2.35%");
+    assert.equal(firingSummary(firing, "en"), firing.summary);
+    assert.equal(firingSummary(firing, "zh-CN"), "10 分钟内消费组 g 中每 100 个业务键的重复消费 > 1.5%：当前 2.35%");
+    assert.equal(firingSummary({ ...firing, condition: null }, "zh-CN"), firing.summary, "a firing recorded before conditions were kept");
   });
 
   it("renders each kind as PromQL over /api/metrics", () => {
