@@ -1,22 +1,13 @@
 import Link from "next/link";
-import type { Condition } from "@/lib/alerts/conditions.ts";
+import type { FiringView } from "@/lib/alerts/history.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
 import type { Locale } from "@/lib/diagnosis/messages.ts";
 import { firingSummary } from "@/lib/i18n/condition.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { StateBadge } from "./StateBadge.tsx";
 
-export interface FiringRow {
-  id: string;
-  ruleName: string;
-  severity: string;
-  summary: string;
-  condition: Condition | null;
-  value: number;
-  keys: string[];
-  firedAt: string;
-  resolvedAt: string | null;
-}
+/** What the table shows of a firing: the history's own view of it. */
+export type FiringRow = Pick<FiringView, "id" | "ruleName" | "severity" | "summary" | "condition" | "value" | "keys" | "firedAt" | "resolvedAt">;
 
 /** The firing history, newest first, each with the keys that made it fire. */
 export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale: Locale }) {

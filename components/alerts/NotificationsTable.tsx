@@ -1,21 +1,14 @@
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { AlertMessage } from "@/lib/alerts/channels/message.ts";
-import type { NOTIFICATION_STATUSES } from "@/lib/alerts/history.ts";
+import type { NOTIFICATION_STATUSES, NotificationView } from "@/lib/alerts/history.ts";
 import type { Locale } from "@/lib/diagnosis/messages.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 
-export interface NotificationRow {
-  id: string;
-  ruleName: string;
-  channelName: string;
-  channelType: string;
-  event: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string;
-  lastError: string | null;
-  createdAt: string;
-}
+/** What the table shows of a notification: the history's own view of it. */
+export type NotificationRow = Pick<
+  NotificationView,
+  "id" | "ruleName" | "channelName" | "channelType" | "event" | "status" | "attempts" | "nextAttemptAt" | "lastError" | "createdAt"
+>;
 
 /** Notifications that failed or are being retried, with the reason the receiver or the network gave. */
 export function NotificationsTable({ notifications, locale }: { notifications: NotificationRow[]; locale: Locale }) {
