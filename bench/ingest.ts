@@ -12,13 +12,9 @@ import { findFormat } from "../collectors/registry.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
 import { openStore } from "../lib/store/open.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
+import { arg, databaseUrl, fmt } from "./common.ts";
 import { generateInput } from "./generate.ts";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const EVENTS = Number(arg("events", "1000000"));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -28,11 +24,10 @@ async function freshDatabase(name: string): Promise<string> {
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const store = await openStore({ mode: "postgres", url: url.toString() });
+  const url = databaseUrl(ADMIN_URL, name);
+  const store = await openStore({ mode: "postgres", url });
   await store.close();
-  return url.toString();
+  return url;
 }
 
 async function dropDatabase(name: string): Promise<void> {
@@ -100,7 +95,6 @@ async function rawCopy(url: string, files: { file: string; format: string; insta
   return { rows, ms };
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 const dir = mkdtempSync(path.join(tmpdir(), "dupscope-bench-"));
 try {

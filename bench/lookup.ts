@@ -4,7 +4,6 @@
 // same run. --keep leaves the database; --reuse measures a kept one again without refilling it (a 10M fill takes
 // half an hour, and a measurement taken while the machine was busy is worth repeating).
 import { existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { findFormat } from "../collectors/registry.ts";
@@ -20,17 +19,13 @@ import { EVENT_SELECT } from "../lib/store/event-rows.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";
+import { arg, databaseUrl, flag, fmt, loadAverage, sampleUniform } from "./common.ts";
 import { median, ms, printHeader, printRow, Timings } from "./timings.ts";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const EVENTS = Number(arg("events", "10000000"));
 const KEYS = Number(arg("keys", "1000"));
-const KEEP = args.includes("--keep");
-const REUSE = args.includes("--reuse");
+const KEEP = flag("keep");
+const REUSE = flag("reuse");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const DATABASE = arg("database", "dupscope_bench_lookup");
 const ROOT = path.join(import.meta.dirname, "..");
@@ -43,7 +38,6 @@ const SEED = 1;
 /** What scenario `all` gives per key (11.5); only sizes the first run, later ones use the density measured. */
 const EVENTS_PER_KEY_GUESS = 11.5;
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 async function adminQuery(sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -55,11 +49,7 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
-function benchUrl(): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
+const benchUrl = () => databaseUrl(ADMIN_URL, DATABASE);
 
 async function freshDatabase(): Promise<{ url: string; driver: SqlDriver }> {
   await adminQuery(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
@@ -166,14 +156,7 @@ async function reportStore(driver: SqlDriver): Promise<void> {
 /** Uniform over keys (a block sample of events would favour keys with many events), seeded. */
 async function sampleKeys(driver: SqlDriver, count: number): Promise<string[]> {
   const rows = await driver.query<{ biz_key: string }>(`SELECT DISTINCT biz_key FROM events WHERE biz_key IS NOT NULL ORDER BY biz_key`);
-  const pool = rows.map((r) => r.biz_key);
-  const rng = new Rng(SEED).fork("lookup-keys");
-  const picked = Math.min(count, pool.length);
-  for (let i = 0; i < picked; i++) {
-    const j = rng.int(i, pool.length - 1);
-    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
-  }
-  return pool.slice(0, picked);
+  return sampleUniform(new Rng(SEED).fork("lookup-keys"), rows.map((r) => r.biz_key), count);
 }
 
 interface Query {
@@ -241,7 +224,7 @@ async function replay(driver: SqlDriver, queries: Query[]): Promise<void> {
   for (const q of queries) await driver.query(q.sql, q.params);
 }
 
-const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
+const load = loadAverage;
 
 async function measure(driver: SqlDriver, url: string): Promise<void> {
   const keys = await sampleKeys(driver, WARMUP + KEYS);

@@ -3,7 +3,6 @@
 // tables up to date as the server's worker would (migrations, then the diagnosis queue drained, with progress),
 // then times whole responses of `next start` with the worker off, next to the overview's queries run in process.
 import { existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseFilters, type Filters } from "../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, filterChoices, gapHistogram, latestLeaks, outcomesOverTime, storeState, topByRate, totals } from "../lib/queries/overview.ts";
@@ -12,13 +11,9 @@ import { processQueueStep } from "../lib/store/diagnoses.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";
+import { arg, databaseUrl, fmt, loadAverage, sampleUniform } from "./common.ts";
 import { ms, printHeader, printRow, Timings } from "./timings.ts";
 
-const args = process.argv.slice(2);
-const arg = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const KEYS = Number(arg("keys", "200"));
 const ROUNDS = Number(arg("rounds", "10"));
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -28,14 +23,9 @@ const TARGET_MS = 1000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const load = () => `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`;
+const load = loadAverage;
 
-function benchUrl(): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
+const benchUrl = () => databaseUrl(ADMIN_URL, DATABASE);
 
 /** What the server's worker does in the background, run to the end here so the pages show the whole store. */
 async function drainDiagnosisQueue(driver: SqlDriver): Promise<void> {
@@ -147,13 +137,7 @@ async function timeWidgets(driver: SqlDriver, f: Filters, into: Map<string, Timi
 async function sampleKeys(driver: SqlDriver, count: number): Promise<string[]> {
   // Half keys with a duplicate (what on-call looks up), half any key; seeded, uniform over keys.
   const rng = new Rng(7).fork("page-keys");
-  const pick = (pool: string[], n: number) => {
-    for (let i = 0; i < Math.min(n, pool.length); i++) {
-      const j = rng.int(i, pool.length - 1);
-      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
-    }
-    return pool.slice(0, n);
-  };
+  const pick = (pool: string[], n: number) => sampleUniform(rng, pool, n);
   const duplicated = (await driver.query<{ biz_key: string }>(`SELECT DISTINCT biz_key FROM verdicts ORDER BY biz_key`)).map((r) => r.biz_key);
   const any = (await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses ORDER BY biz_key`)).map((r) => r.biz_key);
   return [...pick(duplicated, Math.ceil(count / 2)), ...pick(any, Math.floor(count / 2))];
