@@ -1,4 +1,4 @@
-import { keyReport, localeFrom, type KeyReport } from "../lib/api/key-report.ts";
+import { keyReport, limitContext, localeFrom, type KeyReport } from "../lib/api/key-report.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { formatTs } from "../lib/format/time.ts";
@@ -8,6 +8,8 @@ export interface DiagnoseOptions {
   database?: string;
   lang?: string;
   json?: boolean;
+  /** Context events to list at most, as the API's `context` parameter; "all" lists every one read. */
+  context?: number | "all";
 }
 
 export class KeyNotFoundError extends Error {}
@@ -15,6 +17,7 @@ export class KeyNotFoundError extends Error {}
 async function fromServer(bizKey: string, o: DiagnoseOptions): Promise<KeyReport> {
   const url = new URL(`/api/v1/keys/${encodeURIComponent(bizKey)}`, o.server);
   url.searchParams.set("lang", localeFrom(o.lang));
+  if (o.context !== undefined) url.searchParams.set("context", String(o.context));
   let response: Response;
   try {
     response = await fetch(url);
@@ -31,7 +34,7 @@ async function fromDatabase(bizKey: string, url: string, o: DiagnoseOptions): Pr
   try {
     const report = await keyReport(driver, bizKey, { locale: localeFrom(o.lang) });
     if (!report) throw new KeyNotFoundError(`no events for bizKey "${bizKey}" in the database`);
-    return report;
+    return o.context === undefined || o.context === "all" ? report : limitContext(report, o.context);
   } finally {
     await driver.close();
   }

@@ -5,10 +5,18 @@ import { ingestFiles, UsageError } from "./ingest.ts";
 import { runSimulate } from "./simulate.ts";
 import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
 import { registerRabbitmqCommands } from "./rabbitmq.ts";
+import { CONTEXT_ROWS_SHOWN } from "../lib/queries/context-rows.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive whole number");
+  return n;
+}
+
+function contextOption(value: string): number | "all" {
+  if (value === "all") return value;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError("must be all or a whole number ≥ 0");
   return n;
 }
 
@@ -50,6 +58,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("-d, --database <url>", "diagnose straight from this PostgreSQL database instead of a server")
     .option("--lang <lang>", "en or zh-CN", "en")
     .option("--json", "print the whole report as JSON")
+    .option("--context <n|all>", "context events the JSON lists: those the evidence cites and the nearest, up to n; or all", contextOption, CONTEXT_ROWS_SHOWN)
     .action(async (bizKey: string, opts) => {
       await runDiagnose(bizKey, opts, out);
     });

@@ -4,6 +4,7 @@ import { describeAdvice, describeEvidence, describeMissing, describeVerdict, typ
 import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Verdict } from "../diagnosis/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { contextRows } from "../queries/context-rows.ts";
 import { loadDiagnosisInputs } from "../store/diagnosis-input.ts";
 import { readableChannels } from "../timeline/amqp-names.ts";
 
@@ -18,7 +19,11 @@ export type TextEvidence = Verdict["evidence"][number] & { text: string };
 export interface KeyReport {
   bizKey: string;
   events: NormalizedEvent[];
+  /** The context events listed: all that diagnosis read, or those limitContext kept. */
   context: NormalizedEvent[];
+  /** How many context events diagnosis read. */
+  contextTotal: number;
+  /** The store cut a window's context at CONTEXT_ROW_LIMIT rows. */
   contextTruncated: boolean;
   deliveries: Delivery[];
   duplicates: (Omit<Verdict, "evidence"> & { summary: string; evidence: TextEvidence[] })[];
@@ -43,6 +48,7 @@ export function renderReport(bizKey: string, events: NormalizedEvent[], context:
     bizKey,
     events,
     context,
+    contextTotal: context.length,
     contextTruncated,
     deliveries: diagnosis.deliveries,
     duplicates: diagnosis.duplicates.map((v) => ({ ...v, summary: describeVerdict(v, o), evidence: withText(v.evidence) })),
@@ -51,6 +57,16 @@ export function renderReport(bizKey: string, events: NormalizedEvent[], context:
     missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
     findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
   };
+}
+
+/** The ids of the events the verdicts' and lost messages' evidence cites. */
+export function citedEventIds(report: Pick<KeyReport, "duplicates" | "lost">): Set<string> {
+  return new Set([...report.duplicates, ...report.lost].flatMap((v) => v.evidence.flatMap((e) => e.eventIds)));
+}
+
+/** The report listing at most `limit` context events: every one the evidence cites, then the nearest in time. */
+export function limitContext(report: KeyReport, limit: number): KeyReport {
+  return { ...report, context: contextRows(report.context, report.events, citedEventIds(report), limit).shown };
 }
 
 /** Diagnosis on read: the key's stored events through the same selection and engine as the worker. */

@@ -1,10 +1,10 @@
 import type { NormalizedEvent } from "../events/model.ts";
 
 /**
- * Which context events the key page lists. A key inside a rebalance storm has thousands of lines around it (6,000
- * on the 10M bench store: 20 MB of HTML, a second to serve, and nothing an engineer would read), so the page shows
- * every line the evidence cites plus the ones nearest in time to the key's own events, up to a limit, in time
- * order; the API keeps all of them.
+ * Which context events the key page and the key API list. A key inside a rebalance storm has thousands of lines
+ * around it (6,000 on the 10M bench store: 20 MB of HTML, a second to serve, and nothing an engineer would read),
+ * so they list every line the evidence cites plus the ones nearest in time to the key's own events, up to a
+ * limit, in time order; the API lists all of them when asked (`?context=all`).
  */
 
 export const CONTEXT_ROWS_SHOWN = 200;

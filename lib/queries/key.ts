@@ -1,4 +1,4 @@
-import { keyReport, type KeyReport } from "../api/key-report.ts";
+import { citedEventIds, keyReport, type KeyReport } from "../api/key-report.ts";
 import type { Locale } from "../diagnosis/messages.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { toLanes, type Timeline } from "../timeline/to-lanes.ts";
@@ -15,6 +15,6 @@ export async function keyPage(
 ): Promise<{ report: KeyReport; timeline: Timeline; context: ContextRows } | undefined> {
   const report = await keyReport(driver, bizKey, { locale });
   if (!report) return undefined;
-  const cited = [...report.duplicates, ...report.lost].flatMap((v) => v.evidence.flatMap((e) => e.eventIds));
-  return { report, timeline: toLanes({ ...report, cited }), context: contextRows(report.context, report.events, new Set(cited)) };
+  const cited = citedEventIds(report);
+  return { report, timeline: toLanes({ ...report, cited: [...cited] }), context: contextRows(report.context, report.events, cited) };
 }

@@ -85,6 +85,17 @@ for (const backend of backends) {
       assert.match(cli.stdout, /rebalance \(confidence [\d.]+\), caught by redis/);
       const zh = await runCli(["diagnose", KEY, "--server", server.url, "--lang", "zh-CN"]);
       assert.match(zh.stdout, /重平衡/);
+      const json = await runCli(["diagnose", KEY, "--server", server.url, "--json", "--context", "1"]);
+      const report = JSON.parse(json.stdout);
+      assert.ok(report.contextTotal > 1);
+      assert.deepEqual(
+        report.context.map((e: { id: string }) => e.id),
+        body.context.map((c: { id: string }) => c.id).filter((id: string) => v.evidence.some((e: { eventIds: string[] }) => e.eventIds.includes(id))),
+        "--context 1 keeps the cited context lines only",
+      );
+      const bad = await runCli(["diagnose", KEY, "--server", server.url, "--context", "few"]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /--context.*must be all or a whole number/);
       const missing = await runCli(["diagnose", "NO-SUCH-KEY", "--server", server.url]);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /no events for bizKey "NO-SUCH-KEY"/);

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { backends } from "../helpers/stores.ts";
-import { ORDER_KEY, orderStory, toNdjson } from "../helpers/events.ts";
+import { citedEventIds, type KeyReport } from "../../lib/api/key-report.ts";
+import { ORDER_KEY, orderStory, T0, toNdjson } from "../helpers/events.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 
 const TOKEN = "test-ingest-token";
@@ -117,6 +118,47 @@ for (const backend of backends) {
       assert.equal((await ingest(toNdjson(orderStory(oddKey).slice(0, 1)))).status, 200);
       const found = await (await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(oddKey)}`)).json();
       assert.equal(found.bizKey, oddKey);
+    });
+
+    it("lists the context the evidence cites and the nearest up to ?context=N, all of it with ?context=all", async () => {
+      const key = "ORDER-CONTEXT";
+      // A group of its own, so the other keys' context stays as their tests expect.
+      const story = orderStory(key).map((e) => (e.group ? { ...e, group: "refund-consumer" } : e));
+      const earlier = Array.from({ length: 5 }, (_, i) => ({
+        ...story[4]!,
+        ts: T0 - 90_000 + i * 1000,
+        instance: `10.0.0.${20 + i}@7`,
+        detail: { action: "add" },
+      }));
+      assert.equal((await ingest(toNdjson([...story, ...earlier]))).status, 200);
+      const get = async (query: string) => {
+        const response = await fetch(`${server.url}/api/v1/keys/${key}${query}`);
+        assert.equal(response.status, 200, query);
+        return (await response.json()) as KeyReport;
+      };
+      const all = await get("?context=all");
+      assert.ok(all.context.length >= 6, "the story's rebalance and the five earlier ones");
+      assert.equal(all.contextTotal, all.context.length);
+      const cited = [...citedEventIds(all)].filter((id) => all.context.some((e) => e.id === id));
+      assert.equal(cited.length, 1, "the verdict cites the rebalance between the deliveries");
+      assert.deepEqual(await get(""), all, "fewer than the default 200: all of them");
+
+      const one = await get("?context=1");
+      assert.deepEqual(one.context.map((e) => e.id), cited, "the cited line before any other");
+      assert.equal(one.contextTotal, all.contextTotal, "the total says how many were read");
+      assert.deepEqual(one.duplicates, all.duplicates, "the diagnosis read all of them either way");
+      const three = await get("?context=3");
+      assert.deepEqual(
+        three.context.map((e) => e.ts),
+        [T0 - 90_000 + 3000, T0 - 90_000 + 4000, T0 + 1204],
+        "then the nearest in time, listed in time order",
+      );
+
+      for (const query of ["?context=ten", "?context=-1", "?contxt=3", "?utcOffsetMinutes=5000"]) {
+        const bad = await fetch(`${server.url}/api/v1/keys/${key}${query}`);
+        assert.equal(bad.status, 422, query);
+        assert.equal((await bad.json()).error.code, "unprocessable");
+      }
     });
 
     it("serves the key page of a key with reserved and non-ASCII characters", async () => {

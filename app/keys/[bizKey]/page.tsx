@@ -153,7 +153,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
           {context.shown.length < context.total ? (
             <p className="muted">
               {t.key.contextShown(context.shown.length, context.total)}{" "}
-              <a href={`/api/v1/keys/${encodeURIComponent(key)}`}>{t.key.contextAll}</a>
+              <a href={`/api/v1/keys/${encodeURIComponent(key)}?context=all`}>{t.key.contextAll}</a>
             </p>
           ) : null}
           <EventTable events={context.shown} recordLabel={t.key.showRecord} />
