@@ -130,9 +130,11 @@ async function fill(driver: SqlDriver): Promise<void> {
 }
 
 async function reportStore(driver: SqlDriver): Promise<void> {
+  // Every table, not only events: after bench:pages has diagnosed the store, autovacuum would otherwise work
+  // through the diagnosis tables' churn during the measurement, on the same two cores.
   const started = performance.now();
-  await driver.exec("VACUUM ANALYZE events");
-  console.log(`VACUUM ANALYZE events: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await driver.exec("VACUUM ANALYZE");
+  console.log(`VACUUM ANALYZE (every table): ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const [row] = await driver.query<Record<string, string>>(
     `SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM events WHERE biz_key IS NULL) AS keyless,
             pg_size_pretty(pg_total_relation_size('events')) AS events_size,
@@ -226,6 +228,12 @@ async function replay(driver: SqlDriver, queries: Query[]): Promise<void> {
 
 const load = loadAverage;
 
+/** Autovacuum running beside the measurement is a second load on the database's core. */
+async function autovacuumWorkers(driver: SqlDriver): Promise<string> {
+  const rows = await driver.query<{ query: string }>(`SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`);
+  return rows.length === 0 ? "no autovacuum running" : `autovacuum running: ${rows.map((r) => r.query.replace(/^autovacuum: /, "")).join(", ")}`;
+}
+
 async function measure(driver: SqlDriver, url: string): Promise<void> {
   const keys = await sampleKeys(driver, WARMUP + KEYS);
   const [warm, measured] = [keys.slice(0, WARMUP), keys.slice(WARMUP)];
@@ -240,7 +248,7 @@ async function measure(driver: SqlDriver, url: string): Promise<void> {
       await inProcessLookup(driver, key, scratch);
     }
     for (const queries of scratch.queries) await replay(driver, queries);
-    console.log(`warmed up with ${warm.length} keys; measuring ${measured.length} keys one at a time (${load()})`);
+    console.log(`warmed up with ${warm.length} keys; measuring ${measured.length} keys one at a time (${load()}; ${await autovacuumWorkers(driver)})`);
 
     const http = new Timings();
     const bytes: number[] = [];
@@ -254,7 +262,9 @@ async function measure(driver: SqlDriver, url: string): Promise<void> {
     const indexed = new Timings();
     for (const key of measured) await indexed.time(() => driver.query(`SELECT ${EVENT_SELECT} FROM events WHERE biz_key = $1`, [key]));
 
-    console.log(`measured (${load()}; other processes on the machine share its cores with the server, PostgreSQL and this one)`);
+    console.log(
+      `measured (${load()}; ${await autovacuumWorkers(driver)}; other processes on the machine share its cores with the server, PostgreSQL and this one)`,
+    );
     console.log("");
     printHeader(`latency over ${fmt(measured.length)} random keys (ms)`);
     printRow("GET /api/v1/keys/{bizKey} over HTTP, end to end", http);
