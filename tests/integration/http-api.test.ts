@@ -52,6 +52,7 @@ for (const backend of backends) {
     it("returns a key's events in time order", async () => {
       const response = await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(ORDER_KEY)}`);
       assert.equal(response.status, 200);
+      assert.match(response.headers.get("server-timing") ?? "", /^handler;dur=\d+\.\d{2}$/, "the handler's own time, for clients and bench:lookup");
       const body = await response.json();
       assert.equal(body.bizKey, ORDER_KEY);
       const expected = orderStory().filter((e) => e.bizKey === ORDER_KEY);

@@ -6,9 +6,14 @@ import { getStore } from "@/lib/store/index.ts";
 export const dynamic = "force-dynamic";
 
 export const GET = withApi(async (request: Request, route: { params: Promise<{ bizKey: string }> }) => {
+  const started = performance.now();
   const { bizKey } = await route.params;
   const { locale, utcOffsetMinutes, contextLimit } = parseKeyQuery(new URL(request.url));
   const report = await keyReport((await getStore()).driver, bizKey, { locale, ...(utcOffsetMinutes !== undefined ? { utcOffsetMinutes } : {}) });
   if (!report) throw new ApiError("not_found", `no events for bizKey "${bizKey}" (keys are case-sensitive; was it ingested?)`);
-  return Response.json(contextLimit === undefined ? report : limitContext(report, contextLimit));
+  const response = Response.json(contextLimit === undefined ? report : limitContext(report, contextLimit));
+  // What the handler took (read, diagnosis, wording, JSON), so a client can tell it from the framework and the
+  // network; browsers show it in their network panel, and bench:lookup reads it.
+  response.headers.set("server-timing", `handler;dur=${(performance.now() - started).toFixed(2)}`);
+  return response;
 });
