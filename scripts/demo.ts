@@ -4,8 +4,8 @@
 // Without --server it opens the configured store itself (DATABASE_URL, else the embedded one in
 // DUPSCOPE_DATA_DIR), like `npm run db:migrate`, and diagnoses every key before it exits, so the next `npm start`
 // shows a complete dashboard. The embedded store can be open in one process only: when a running server holds it,
-// the day goes to that server over HTTP instead ($DUPSCOPE_SERVER, else http://localhost:$PORT), and the server's
-// diagnosis worker fills in the verdicts.
+// the day goes to that server over HTTP instead ($DUPSCOPE_SERVER, else http://localhost:$PORT), once the server
+// has said its store is empty, and the server's diagnosis worker fills in the verdicts.
 import { parseArgs } from "node:util";
 import { loadDemoDay } from "../lib/demo/load.ts";
 import { driverSink } from "../lib/ingest/driver-sink.ts";
@@ -72,7 +72,34 @@ interface Target {
   next: string;
 }
 
-function overHttp(server: string): Target {
+/**
+ * The server's own store must be empty too: demo keys and hosts mixed into real events would read as duplicates
+ * and rebalances of them. The server answers that on GET /api/v1/demo.
+ */
+async function checkServerEmpty(server: string): Promise<void> {
+  const url = new URL("/api/v1/demo", server);
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`cannot reach ${server}: ${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}`);
+  }
+  if (response.status === 401) {
+    throw new Error(
+      `${server} asks for a sign-in (DUPSCOPE_PASSWORD), so this script cannot check that its store is empty; ` +
+        "sign in and load the demo from the overview page, which offers it on an empty store",
+    );
+  }
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const state = (await response.json()) as { job: { state: string }; storeEmpty?: boolean };
+  if (state.job.state === "loading") throw new Error(`${server} is already loading the demo day (started from its overview page)`);
+  if (state.storeEmpty !== true) {
+    throw new Error(`the store of ${server} already holds events: the demo day goes only into an empty store (start a server on an empty one)`);
+  }
+}
+
+async function overHttp(server: string): Promise<Target> {
+  await checkServerEmpty(server);
   const sink = httpSink(server, {
     ...(values.token ? { token: values.token } : {}),
     retry: { ...DEFAULT_RETRY, giveUpAfterMs: 30_000, onRetry: (n, delay, error) => console.error(`retry ${n} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`) },

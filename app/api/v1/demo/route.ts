@@ -7,11 +7,16 @@ export const dynamic = "force-dynamic";
 
 async function status() {
   const { driver } = await getStore();
-  const [row] = await driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM diagnosis_queue`);
-  return { job: demoJob(), diagnosisQueue: Number(row?.n ?? 0) };
+  const [row] = await driver.query<{ n: unknown; any: boolean }>(
+    `SELECT (SELECT count(*) FROM diagnosis_queue) AS n, EXISTS (SELECT 1 FROM events) AS any`,
+  );
+  return { job: demoJob(), diagnosisQueue: Number(row?.n ?? 0), storeEmpty: !row?.any };
 }
 
-/** GET /api/v1/demo: the demo load's progress and how many keys still wait for diagnosis. */
+/**
+ * GET /api/v1/demo: the demo load's progress, how many keys still wait for diagnosis, and whether the store is
+ * still empty (`npm run demo -- --server` asks before it sends a day there).
+ */
 export const GET = withApi(async () => Response.json(await status()));
 
 /**
