@@ -160,8 +160,10 @@ class EventIndex {
   /** scope.ts, rule 2: keyless events of the key's groups and hosts within its window, as the store selects them. */
   context(events: NormalizedEvent[], scope: ContextScope): NormalizedEvent[] {
     const candidates = [
-      ...scope.groups.flatMap((g) => this.byGroup.range(g, scope.from, scope.to)),
-      ...scope.hosts.flatMap((h) => this.byHost.range(h, scope.from, scope.to)),
+      ...scope.windows.flatMap((w) => [
+        ...scope.groups.flatMap((g) => this.byGroup.range(g, w.from, w.to)),
+        ...scope.hosts.flatMap((h) => this.byHost.range(h, w.from, w.to)),
+      ]),
     ];
     return stableByTs(contextOf(events, candidates));
   }

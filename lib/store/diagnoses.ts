@@ -124,7 +124,7 @@ export async function processQueueStep(driver: SqlDriver, batch = 200): Promise<
     `DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP}) RETURNING group_name, from_ts, to_ts`,
   );
   for (const mark of marks) {
-    // A key's context reaches CONTEXT_BEFORE_MS before its first event and CONTEXT_AFTER_MS after its last.
+    // A key's context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
     await driver.run(
       `INSERT INTO diagnosis_queue (biz_key)
          SELECT DISTINCT biz_key FROM events WHERE group_name = $1 AND ts BETWEEN $2 AND $3 AND biz_key IS NOT NULL

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../diagnosis/scope.ts";
+import { contextOf, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "./driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
 
@@ -46,37 +46,22 @@ const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
  */
 const hostPrefix = (host: string) => `${host.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-interface ContextWindow {
+interface GroupWindow extends ContextWindow {
   group: string | null;
-  from: number;
-  to: number;
 }
 
 /** Merges the keys' context windows per group, so a batch of keys reads one index range per busy stretch of a group. */
-function mergedWindows(scopes: ContextScope[]): ContextWindow[] {
-  const byGroup = new Map<string | null, { from: number; to: number }[]>();
+function mergedWindows(scopes: ContextScope[]): GroupWindow[] {
+  const byGroup = new Map<string | null, ContextWindow[]>();
   for (const scope of scopes) {
     // Keyless events without a group (producer resends, lifecycle lines) are looked up by time and host.
     for (const group of [...scope.groups, null]) {
       const list = byGroup.get(group) ?? [];
-      list.push({ from: scope.from, to: scope.to });
+      list.push(...scope.windows);
       byGroup.set(group, list);
     }
   }
-  const merged: ContextWindow[] = [];
-  for (const [group, windows] of byGroup) {
-    windows.sort((a, b) => a.from - b.from);
-    let current = { ...windows[0]! };
-    for (const w of windows.slice(1)) {
-      if (w.from <= current.to) current.to = Math.max(current.to, w.to);
-      else {
-        merged.push({ group, ...current });
-        current = { ...w };
-      }
-    }
-    merged.push({ group, ...current });
-  }
-  return merged;
+  return [...byGroup].flatMap(([group, windows]) => mergeWindows(windows).map((w) => ({ group, ...w })));
 }
 
 function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEvent): void {
@@ -85,7 +70,7 @@ function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEven
   else map.set(key, [event]);
 }
 
-async function loadContext(driver: SqlDriver, windows: ContextWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
+async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
   if (windows.length === 0) return { context: [], truncated: false };
   const rows = await driver.query<EventRowSql & { window_no: number }>(CONTEXT_SQL, [
     windows.map((w) => w.group),
