@@ -1,8 +1,9 @@
 import { z } from "zod";
+import type { RenderOptions } from "../diagnosis/messages.ts";
 import { formatIssues } from "../events/validate.ts";
+import { asLocale } from "../i18n/locale.ts";
 import { CONTEXT_ROWS_SHOWN } from "../queries/context-rows.ts";
 import { ApiError } from "./errors.ts";
-import { localeFrom } from "./key-report.ts";
 
 /**
  * The query of GET /api/v1/keys/{bizKey}. `context` says how many context events to list: the evidence's and the
@@ -12,7 +13,10 @@ import { localeFrom } from "./key-report.ts";
  */
 const keyQuerySchema = z
   .object({
-    lang: z.enum(["en", "zh", "zh-CN"]).optional(),
+    lang: z
+      .string()
+      .refine((v) => asLocale(v) !== undefined, "use en or zh-CN")
+      .optional(),
     // Real offsets run from UTC−12 to UTC+14.
     utcOffsetMinutes: z.coerce.number().int().min(-720).max(840).optional(),
     context: z
@@ -22,8 +26,7 @@ const keyQuerySchema = z
   .strict();
 
 export interface KeyQuery {
-  locale: ReturnType<typeof localeFrom>;
-  utcOffsetMinutes?: number;
+  render: RenderOptions;
   /** Context events to list at most; undefined lists all. */
   contextLimit?: number;
 }
@@ -33,8 +36,7 @@ export function parseKeyQuery(url: URL): KeyQuery {
   if (!parsed.success) throw new ApiError("unprocessable", formatIssues(parsed.error));
   const { lang, utcOffsetMinutes, context } = parsed.data;
   return {
-    locale: localeFrom(lang),
-    ...(utcOffsetMinutes !== undefined ? { utcOffsetMinutes } : {}),
+    render: { locale: asLocale(lang) ?? "en", ...(utcOffsetMinutes !== undefined ? { utcOffsetMinutes } : {}) },
     ...(context !== "all" ? { contextLimit: context } : {}),
   };
 }

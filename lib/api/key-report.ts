@@ -6,6 +6,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { contextRows } from "../queries/context-rows.ts";
 import { loadDiagnosisInputs } from "../store/diagnosis-input.ts";
+import { asLocale } from "../i18n/locale.ts";
 import { readableChannels } from "../timeline/amqp-names.ts";
 
 /**
@@ -33,10 +34,8 @@ export interface KeyReport {
   findings: (GroupFindings & { adviceText: string[] })[];
 }
 
-export const LOCALES: readonly Locale[] = ["en", "zh-CN"];
-
 export function localeFrom(value: string | null | undefined): Locale {
-  return value === "zh-CN" || value === "zh" ? "zh-CN" : "en";
+  return asLocale(value) ?? "en";
 }
 
 export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {

@@ -43,8 +43,8 @@ export function contextScope(keyEvents: readonly NormalizedEvent[]): ContextScop
     if (e.group !== null) groups.add(e.group);
     if (e.instance !== null) hosts.add(canonicalInstance(e.instance).host);
   }
-  const times = keyEvents.map((e) => e.ts).sort((a, b) => a - b);
-  return { groups: [...groups], hosts: [...hosts], windows: mergeWindows(times.map((ts) => ({ from: ts - CONTEXT_BEFORE_MS, to: ts + CONTEXT_AFTER_MS }))) };
+  const windows = mergeWindows(keyEvents.map((e) => ({ from: e.ts - CONTEXT_BEFORE_MS, to: e.ts + CONTEXT_AFTER_MS })));
+  return { groups: [...groups], hosts: [...hosts], windows };
 }
 
 /** Windows sorted by start, overlapping or touching ones joined. */
@@ -59,22 +59,9 @@ export function mergeWindows(windows: readonly ContextWindow[]): ContextWindow[]
   return merged;
 }
 
-function inWindows(ts: number, windows: readonly ContextWindow[]): boolean {
-  let lo = 0;
-  let hi = windows.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const w = windows[mid]!;
-    if (ts < w.from) hi = mid - 1;
-    else if (ts > w.to) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
-
 /** Whether a keyless event belongs to the context of a key with this scope. */
 export function inContext(event: NormalizedEvent, scope: ContextScope): boolean {
-  if (event.bizKey !== null || !inWindows(event.ts, scope.windows)) return false;
+  if (event.bizKey !== null || !scope.windows.some((w) => event.ts >= w.from && event.ts <= w.to)) return false;
   if (event.group !== null) return scope.groups.includes(event.group);
   return event.instance !== null && scope.hosts.includes(canonicalInstance(event.instance).host);
 }

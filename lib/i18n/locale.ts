@@ -8,7 +8,6 @@ import type { Locale } from "../diagnosis/messages.ts";
 export const LOCALE_COOKIE = "dupscope_lang";
 /** Set by proxy.ts from `?lang=`, for the layout, which cannot read the query. */
 export const LANG_HEADER = "x-dupscope-lang";
-export const LOCALES: readonly Locale[] = ["en", "zh-CN"];
 
 export function asLocale(value: string | null | undefined): Locale | undefined {
   if (!value) return undefined;

@@ -8,8 +8,8 @@ export const dynamic = "force-dynamic";
 export const GET = withApi(async (request: Request, route: { params: Promise<{ bizKey: string }> }) => {
   const started = performance.now();
   const { bizKey } = await route.params;
-  const { locale, utcOffsetMinutes, contextLimit } = parseKeyQuery(new URL(request.url));
-  const report = await keyReport((await getStore()).driver, bizKey, { locale, ...(utcOffsetMinutes !== undefined ? { utcOffsetMinutes } : {}) });
+  const { render, contextLimit } = parseKeyQuery(new URL(request.url));
+  const report = await keyReport((await getStore()).driver, bizKey, render);
   if (!report) throw new ApiError("not_found", `no events for bizKey "${bizKey}" (keys are case-sensitive; was it ingested?)`);
   const response = Response.json(contextLimit === undefined ? report : limitContext(report, contextLimit));
   // What the handler took (read, diagnosis, wording, JSON), so a client can tell it from the framework and the
