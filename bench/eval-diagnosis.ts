@@ -10,6 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../collectors/registry.ts";
+import type { LineResult } from "../collectors/types.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { instanceRelation } from "../lib/diagnosis/identity.ts";
 import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
@@ -87,11 +88,13 @@ function ingest(result: SimulationResult): Ingested {
     const ctx = { source: `${entry.format}:${entry.path}`, ...(entry.instance === undefined ? {} : { instance: entry.instance }) };
     const lines = file.text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
-    lines.forEach((line, i) => {
-      const parsed = format.parseLine(line, i + 1, ctx);
+    const parser = format.open(ctx);
+    const take = (parsed: LineResult) => {
       for (const e of parsed.events) out.events.push(e);
       if (parsed.issue !== undefined) out.issues.push(`${entry.path}:${parsed.issue.line}: ${parsed.issue.code} ${parsed.issue.reason}`);
-    });
+    };
+    lines.forEach((line, i) => take(parser.line(line, i + 1)));
+    take(parser.end());
     out.lines += lines.length;
   }
   return out;

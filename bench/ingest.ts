@@ -66,14 +66,16 @@ async function* copyRows(files: { file: string; format: string; instance?: strin
     const collector = findFormat(format)!;
     const ctx = { source: `${format}:${path.resolve(file)}`, ...(instance ? { instance } : {}) };
     let chunk = "";
+    const parser = collector.open(ctx);
     for await (const raw of readLines(createReadStream(file))) {
       if ("problem" in raw) continue;
-      for (const event of collector.parseLine(raw.text, raw.lineNo, ctx).events) chunk += eventCopyLine(event);
+      for (const event of parser.line(raw.text, raw.lineNo).events) chunk += eventCopyLine(event);
       if (chunk.length > 1 << 20) {
         yield chunk;
         chunk = "";
       }
     }
+    for (const event of parser.end().events) chunk += eventCopyLine(event);
     if (chunk) yield chunk;
   }
 }

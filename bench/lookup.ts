@@ -85,7 +85,9 @@ function* parsedFiles(result: SimulationResult): Generator<NormalizedEvent[]> {
     const lines = file.text.split("\n");
     lines.pop();
     const events: NormalizedEvent[] = [];
-    lines.forEach((line, i) => events.push(...collector.parseLine(line, i + 1, ctx).events));
+    const parser = collector.open(ctx);
+    lines.forEach((line, i) => events.push(...parser.line(line, i + 1).events));
+    events.push(...parser.end().events);
     yield events;
   }
 }

@@ -89,7 +89,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
       try {
         const summary = await runIngest({
           lines: readLines(input.stream),
-          parseLine: (line, lineNo) => format.parseLine(line, lineNo, ctx),
+          parser: format.open(ctx),
           sink,
           batchSize: options.batchSize,
           flushAfterMs: 500,

@@ -1,12 +1,12 @@
-import { parseBrokerLogLine } from "./rocketmq-broker-log/parse.ts";
-import { parseClientLogLine } from "./rocketmq-client-log/parse.ts";
+import { openBrokerLog } from "./rocketmq-broker-log/parse.ts";
+import { openClientLog } from "./rocketmq-client-log/parse.ts";
 import { parseDedupLine } from "./dedup-log/parse.ts";
 import { parseEventLine } from "./events/parse.ts";
-import { parseKafkaClientLine } from "./kafka-client-log/parse.ts";
+import { openKafkaClientLog } from "./kafka-client-log/parse.ts";
 import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
-import { parseServerLogLine } from "./rabbitmq-server-log/parse.ts";
+import { openServerLog } from "./rabbitmq-server-log/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
-import type { LineResult, ParseContext } from "./types.ts";
+import { lineByLine, type LineParser, type LineResult, type ParseContext } from "./types.ts";
 
 /** Every input format dupscope reads. The CLI, the HTTP ingest route and the contract test all go through here. */
 export interface CollectorFormat {
@@ -14,7 +14,13 @@ export interface CollectorFormat {
   description: string;
   /** Folder with README.md and testdata/ (checked by tests/contract/collectors.test.ts). */
   folder: string;
-  parseLine(line: string, lineNo: number, ctx: ParseContext): LineResult;
+  /** A parser for one input (a file, a request body): records may span lines, so it keeps state until `end()`. */
+  open(ctx: ParseContext): LineParser;
+}
+
+/** For formats whose every record is one line. */
+function stateless(parseLine: (line: string, lineNo: number, ctx: ParseContext) => LineResult): (ctx: ParseContext) => LineParser {
+  return (ctx) => lineByLine((line, lineNo) => parseLine(line, lineNo, ctx));
 }
 
 export const FORMATS: readonly CollectorFormat[] = [
@@ -22,49 +28,49 @@ export const FORMATS: readonly CollectorFormat[] = [
     name: "rocketmq-trace",
     description: "RocketMQ trace messages as NDJSON {bornHost, body, storeTimestamp?, msgId?} (Pub/SubBefore/SubAfter/EndTransaction/Recall)",
     folder: "collectors/rocketmq-trace",
-    parseLine: parseTraceMessage,
+    open: stateless(parseTraceMessage),
   },
   {
     name: "rocketmq-client-log",
     description: "rocketmq_client.log (4.x and 5.x patterns): rebalances, dropped process queues, consume timeouts and exceptions, producer resends",
     folder: "collectors/rocketmq-client-log",
-    parseLine: parseClientLogLine,
+    open: openClientLog,
   },
   {
     name: "rocketmq-broker-log",
     description: "broker.log consumer-group lines and transaction.log check-backs (second precision, GMT+8)",
     folder: "collectors/rocketmq-broker-log",
-    parseLine: parseBrokerLogLine,
+    open: openBrokerLog,
   },
   {
     name: "dedup-log",
     description: "the consumer's own dedup decisions, dedup log v1 (JSON lines, docs/dedup-log.md)",
     folder: "collectors/dedup-log",
-    parseLine: parseDedupLine,
+    open: stateless(parseDedupLine),
   },
   {
     name: "kafka-client-log",
     description: "Kafka Java consumer logs: group joins, revoked/assigned/lost partitions, poll timeouts",
     folder: "collectors/kafka-client-log",
-    parseLine: parseKafkaClientLine,
+    open: openKafkaClientLog,
   },
   {
     name: "rabbitmq-firehose",
     description: "RabbitMQ firehose (amq.rabbitmq.trace) and event exchange messages as NDJSON records, as `dupscope rabbitmq collect --record` writes them",
     folder: "collectors/rabbitmq-firehose",
-    parseLine: parseFirehoseLine,
+    open: stateless(parseFirehoseLine),
   },
   {
     name: "rabbitmq-server-log",
     description: "RabbitMQ server log (3.9+ text format): connections closed unexpectedly, missed heartbeats, consumer ack timeouts (3.12, 3.13-4.2, 4.3), channel errors",
     folder: "collectors/rabbitmq-server-log",
-    parseLine: parseServerLogLine,
+    open: openServerLog,
   },
   {
     name: "events",
     description: "normalized events as NDJSON (docs/event-model.md)",
     folder: "collectors/events",
-    parseLine: parseEventLine,
+    open: stateless(parseEventLine),
   },
 ];
 

@@ -15,6 +15,17 @@ export interface ParseContext {
    * RocketMQ parsers default to `+08:00`; the others default to `Z`.
    */
   utcOffset?: string;
+  /**
+   * Calendar date (`2026-11-30`) for lines whose layout prints a time without a date (`HH:mm:ss.SSS` layouts,
+   * syslog's year-less stamp): `--date`, else the file's modification date. Events that took it say so in
+   * `detail.dateFrom`.
+   */
+  date?: string;
+  /**
+   * Epoch ms of the input itself (the file's modification time, the request's arrival) for a line that prints no time
+   * and follows no line that did; events that took it say so in `detail.timeFrom`.
+   */
+  inputTime?: number;
 }
 
 export type ParseIssueCode =
@@ -33,8 +44,30 @@ export interface ParseIssue {
 /** What one line of input gave: events, an issue, or nothing (a line that matches no template is skipped, not an error). */
 export interface LineResult {
   events: NormalizedEvent[];
+  /**
+   * The line the events came from, when it is not the line just given: a record of several lines (a message and
+   * the stack trace after it, a RabbitMQ report) is complete only when the next record starts.
+   */
+  line?: number;
   issue?: ParseIssue;
+  /** This line matched no template of the format (stack traces aside): counted, never an error. */
   skipped?: boolean;
+  /** This line continues the record before it (a stack frame, a report's next line): neither an event nor skipped. */
+  continuation?: boolean;
+}
+
+/**
+ * One input's parser: lines in order, then `end()` when the input ends (or goes quiet while followed), which
+ * completes the record still open. Parsers of formats whose records are one line each return every event at once.
+ */
+export interface LineParser {
+  line(text: string, lineNo: number): LineResult;
+  end(): LineResult;
+}
+
+/** A parser for formats whose every record is one line. */
+export function lineByLine(parseLine: (line: string, lineNo: number) => LineResult): LineParser {
+  return { line: parseLine, end: () => ({ events: [] }) };
 }
 
 export interface ParseResult {
@@ -49,7 +82,8 @@ export interface ParseResult {
 export const MAX_LINE_BYTES = 1024 * 1024;
 
 /** Folds per-line results into one ParseResult; parsers that work line by line use this for their `parse`. */
-export function parseLines(text: string, parseLine: (line: string, lineNo: number) => LineResult): ParseResult {
+export function parseLines(text: string, parser: LineParser | ((line: string, lineNo: number) => LineResult)): ParseResult {
+  const { line: parseLine, end } = typeof parser === "function" ? lineByLine(parser) : parser;
   const result: ParseResult = { events: [], issues: [], skipped: 0, lines: 0 };
   const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
@@ -66,5 +100,9 @@ export function parseLines(text: string, parseLine: (line: string, lineNo: numbe
     if (outcome.issue) result.issues.push(outcome.issue);
     if (outcome.skipped) result.skipped++;
   }
+  const last = end();
+  result.events.push(...last.events);
+  if (last.issue) result.issues.push(last.issue);
+  if (last.skipped) result.skipped++;
   return result;
 }

@@ -124,10 +124,12 @@ describe("kafka rebalance templates", () => {
     assert.deepEqual(lost.map((e) => [e.kind, e.detail.action, e.queue]), [["rebalance", "lost", "order-paid-0"]]);
   });
 
-  it("recognises an empty partition list without events and without counting it skipped", () => {
+  it("reads an empty partition list as one queueless event that says the list was empty", () => {
     for (const message of ["Adding newly assigned partitions: ", "Revoking previously assigned partitions []"]) {
-      const result = parseKafkaClientLine(kafkaLine(message), 1, ctx);
-      assert.deepEqual(result, { events: [] });
+      const [event, ...rest] = events(kafkaLine(message));
+      assert.deepEqual(rest, []);
+      assert.equal(event!.queue, null);
+      assert.deepEqual(event!.detail.partitions, []);
     }
   });
 
@@ -153,7 +155,7 @@ describe("kafka rebalance templates", () => {
     assert.deepEqual([event!.kind, event!.queue, event!.topic], ["rebalance", null, null]);
   });
 
-  it("maps a poll timeout to one instance_lifecycle event, not again for the LeaveGroup line that follows", () => {
+  it("maps a poll timeout to one poll_timeout event, and the LeaveGroup line that follows to a leave, not a second timeout", () => {
     const text = [
       `[2026-11-30 12:05:20,114] WARN ${PREFIX} consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms. ${LOGGER}`,
       `[2026-11-30 12:05:20,118] INFO ${PREFIX} Member consumer-points-award-1-5f0c sending LeaveGroup request to coordinator kafka-2:9092 (id: 2147483645 rack: null) due to consumer poll timeout has expired. ${LOGGER}`,
@@ -164,10 +166,11 @@ describe("kafka rebalance templates", () => {
       result.events.map((e) => [e.kind, e.detail.action, e.detail.template]),
       [
         ["instance_lifecycle", "poll_timeout", "consumer poll timeout has expired."],
+        ["instance_lifecycle", "leave_group", "Member {} sending LeaveGroup request to coordinator {} due to {}"],
         ["instance_lifecycle", "poll_timeout", "This member will leave the group because consumer poll timeout has expired."],
       ],
     );
-    assert.equal(result.skipped, 1);
+    assert.equal(result.skipped, 0);
   });
 });
 

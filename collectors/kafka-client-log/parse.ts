@@ -1,102 +1,81 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
-import type { EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { logTimeLength, parseLogTime, type LogTime } from "../codecs/log-time.ts";
+import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
+import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
+import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../fingerprint.ts";
-import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
- * Kafka Java consumer logs (ConsumerCoordinator / AbstractCoordinator, clients 2.0 to 3.x): the rebalance lines
- * that say when a consumer gave up or received partitions. Whatever the logging pattern around it, Kafka puts
- * `[Consumer clientId=…, groupId=…] ` in front of the message, so the parser anchors on that and reads the
- * timestamp from the text before it: `[%d] %p %m (%c)` (Kafka's own log4j), `%d %p [%t] %c - %m` (logback),
- * Spring Boot's console pattern, a container-log prefix.
+ * Kafka consumer logs: the lines that say when a consumer joined its group, gave up, received or lost partitions,
+ * or was thrown out for not polling. Read by message wherever the layout puts it (see ../codecs/log-record.ts):
+ *
+ *   Java kafka-clients 0.10 → 4.x   `[Consumer clientId=…, groupId=…] Revoke previously assigned partitions t-0`,
+ *                                   0.10/1.x `Revoking previously assigned partitions [t-0] for group g`, …
+ *   Spring Kafka containers         `g: partitions assigned: [t-0]`, `partitions revoked: [t-0]`
+ *   kafka-python                    `Revoking previously assigned partitions {TopicPartition(topic='t', partition=0)} for group g`
+ *   librdkafka `debug=cgrp`         `%7|1622554781.123|ASSIGN|rdkafka#consumer-1| [thrd:main]: Group "g": …`
+ *   Kafka Connect worker groups     `[Worker clientId=connect-1, groupId=connect-cluster] Rebalance started`: kept
+ *                                   apart as `worker_rebalance` lifecycle events, never as consumer rebalances.
+ *
+ * `Pausing partitions`, `Setting offset for partition …`, offset commits and a manual `assign()` are not rebalances
+ * and match no template. Templates and events are listed in README.md.
  */
 
 export const FORMAT = "kafka-client-log";
 
-export type ConsumerAction = "joining" | "joined" | "revoke" | "assign" | "lost" | "poll_timeout";
+/** Kafka clients print the host's local time without a zone; containers run in UTC. */
+const DEFAULT_OFFSET = "Z";
 
-// clientId and groupId come from configuration and cannot contain `]`; `instanceId=` appears with static membership.
-const CONSUMER_PREFIX = /\[Consumer (?:instanceId=([^,\]]*), )?clientId=([^,\]]*), groupId=([^\]]*)\] /;
-// Kafka's log4j pattern ends with ` (%c)`; only a dotted class name is stripped, never text of the message.
-const LOGGER_SUFFIX = /\s+\((?:[A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*\)\s*$/;
-const TIMESTAMP = /\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/;
-// Spring Boot 3 prints `2026-11-30T12:00:01.204+08:00`: a zone written on the line beats ctx.utcOffset.
-const ZONE = /^(?:Z|[+-]\d{2}:?\d{2})/;
-const GENERATION = /^Generation\{generationId=(-?\d+), memberId='([^']*)', protocol='([^']*)'\}$/;
-// Topic names are [A-Za-z0-9._-]; a TopicPartition prints as `topic-N`, so the partition is the last `-N`.
-const PARTITION = /^([A-Za-z0-9._-]+)-(\d+)$/;
-
-const PARTITION_TEMPLATES: { action: "revoke" | "assign" | "lost"; pattern: RegExp }[] = [
-  // "Revoking … [a-0, b-1]" before 2.4, "Revoke … a-0, b-1" since.
-  { action: "revoke", pattern: /^((?:Revoke|Revoking) previously assigned partitions:?)\s*(.*)$/ },
-  // "Setting" is the eager protocol's full assignment (before 2.4); for ownership it reads the same as "Adding".
-  { action: "assign", pattern: /^((?:Adding|Setting) newly assigned partitions:?)\s*(.*)$/ },
-  { action: "lost", pattern: /^(Lost previously assigned partitions:?)\s*(.*)$/ },
-];
-const JOINING = /^\(Re-\)joining group$/;
-const JOINED = /^(Successfully joined group with generation) (.*)$/;
-// Before 2.3 the heartbeat thread said "This member will leave the group because consumer poll timeout has expired.".
-// The "Member … sending LeaveGroup request … due to consumer poll timeout has expired." that follows is the same
-// occurrence and is deliberately not matched.
-const POLL_TIMEOUT = /^((?:This member will leave the group because )?consumer poll timeout has expired\.)/;
-
-interface ConsumerLine {
-  header: string;
-  clientId: string;
-  groupId: string | null;
-  groupInstanceId?: string;
-  message: string;
-}
-
-type Template =
-  | { action: "joining" | "poll_timeout"; template: string }
-  | { action: "joined"; template: string; generation: string }
-  | { action: "revoke" | "assign" | "lost"; template: string; partitions: string };
-
-function splitConsumerLine(line: string): ConsumerLine | undefined {
-  const m = CONSUMER_PREFIX.exec(line);
-  if (!m) return undefined;
-  return {
-    header: line.slice(0, m.index),
-    groupInstanceId: m[1],
-    clientId: m[2]!,
-    // KafkaConsumer prints the literal "null" for a consumer without group.id (manual assignment).
-    groupId: m[3] === "null" || m[3] === "" ? null : m[3]!,
-    message: line.slice(m.index + m[0].length).replace(LOGGER_SUFFIX, "").trimEnd(),
-  };
-}
-
-function matchTemplate(message: string): Template | undefined {
-  if (JOINING.test(message)) return { action: "joining", template: "(Re-)joining group" };
-  const joined = JOINED.exec(message);
-  if (joined) return { action: "joined", template: `${joined[1]} {}`, generation: joined[2]! };
-  for (const { action, pattern } of PARTITION_TEMPLATES) {
-    const m = pattern.exec(message);
-    if (m) return { action, template: `${m[1]} {}`, partitions: m[2]! };
-  }
-  const poll = POLL_TIMEOUT.exec(message);
-  if (poll) return { action: "poll_timeout", template: poll[1]! };
-  return undefined;
-}
-
-function readTime(header: string, defaultOffset: string): LogTime | undefined {
-  const start = TIMESTAMP.exec(header)?.index;
-  if (start === undefined) return undefined;
-  const text = header.slice(start);
-  const zone = ZONE.exec(text.slice(logTimeLength(text)))?.[0];
-  return parseLogTime(text, zone ?? defaultOffset);
-}
+export type ConsumerAction =
+  | "joining"
+  | "joined"
+  | "revoke"
+  | "assign"
+  | "lost"
+  | "poll_timeout"
+  | "leave_group"
+  | "commit_failed"
+  | "worker_rebalance";
 
 export interface TopicPartition {
   topic: string;
   partition: number;
 }
 
-/** `a-0, b-1` or `[a-0, b-1]`; a string names the first token that is not a partition. */
+interface Draft {
+  action: ConsumerAction;
+  /** The template in words, partitions and values as `{}`. */
+  wording: string;
+  /** Revoked/assigned/lost partitions; an empty list is an empty assignment. */
+  partitions?: TopicPartition[];
+  /** Group named by the message itself (old clients, kafka-python, Spring Kafka, librdkafka). */
+  group?: string;
+  /** A Connect worker-group template: counts only under a `[Worker …]` prefix. */
+  worker?: boolean;
+  detail?: { [key: string]: DetailValue | undefined };
+}
+
+type Template = MessageTemplate<Draft>;
+
+// clientId and groupId come from configuration and cannot contain `]`; `instanceId=` appears with static membership.
+const MEMBER_PREFIX = /\[(Consumer|Worker) (?:instanceId=([^,\]]*), )?clientId=([^,\]]*), groupId=([^\]]*)\]/;
+const GENERATION = /^Generation\{generationId=(-?\d+), memberId='([^']*)', protocol='([^']*)'\}/;
+// Topic names are [A-Za-z0-9._-]; a TopicPartition prints as `topic-N`, so the partition is the last `-N`.
+const PARTITION = /^([A-Za-z0-9._-]+)-(\d+)$/;
+const PY_PARTITION = /TopicPartition\(topic=u?'([^']*)', partition=(\d+)[^)]*\)/g;
+const RDKAFKA_PARTITION = /([A-Za-z0-9._-]+) ?\[(\d+)\]/g;
+
+/**
+ * `a-0, b-1`, `[a-0, b-1]`, `{a-0}`, kafka-python's `set([TopicPartition(topic=u'a', partition=0)])`; a string names
+ * the first token that is not a partition.
+ */
 export function parsePartitions(list: string): TopicPartition[] | string {
-  const inner = list.trim().replace(/^\[(.*)\]$/, "$1").trim();
-  if (inner === "") return [];
+  const text = list.trim();
+  if (text.includes("TopicPartition(")) {
+    return [...text.matchAll(PY_PARTITION)].map((m) => ({ topic: m[1]!, partition: Number(m[2]) }));
+  }
+  const inner = text.replace(/^set\(\[?(.*?)\]?\)$/, "$1").replace(/^[[{](.*)[\]}]$/, "$1").trim();
+  if (inner === "" || inner === "(none)") return [];
   const partitions: TopicPartition[] = [];
   for (const token of inner.split(/\s*,\s*/)) {
     const m = PARTITION.exec(token);
@@ -106,96 +85,335 @@ export function parsePartitions(list: string): TopicPartition[] | string {
   return partitions;
 }
 
-interface Generation {
-  generationId: number;
-  memberId?: string;
-  protocol?: string;
+/** librdkafka prints partitions as `topic [0]`, `topic[1]`. */
+function rdkafkaPartitions(text: string): TopicPartition[] {
+  return [...text.matchAll(RDKAFKA_PARTITION)].map((m) => ({ topic: m[1]!, partition: Number(m[2]) }));
+}
+
+/**
+ * A partition-list template: the list runs to the end of the message or to ` for group g` (old clients,
+ * kafka-python). `undefined` when the list does not parse, so the line is reported rather than read as fewer.
+ */
+function partitionTemplate(name: string, head: RegExp, action: "revoke" | "assign" | "lost", wording: string): Template {
+  return {
+    name,
+    head,
+    wording,
+    read(message) {
+      const m = new RegExp(`^(${head.source}:?)\\s*(.*?)(?: for group (\\S+))?$`).exec(message);
+      if (!m) return undefined;
+      const partitions = parsePartitions(m[2]!);
+      if (typeof partitions === "string") return `partitions: ${partitions}`;
+      return [{ action, wording: `${m[1]} {}`, partitions, group: m[3] }];
+    },
+  };
+}
+
+/** A message whose template names no partitions; `detail.template` is the words it matched. */
+function simple(name: string, head: RegExp, action: ConsumerAction, wording: string, read: (m: RegExpExecArray, message: string) => Partial<Draft> = () => ({})): Template {
+  return {
+    name,
+    head,
+    wording,
+    read(message) {
+      const m = new RegExp(`^(?:${head.source})`).exec(message);
+      return m ? [{ action, wording: m[0], ...read(m, message) }] : undefined;
+    },
+  };
 }
 
 /** 2.5+ prints the Generation object; older clients print only the number. */
-function parseGeneration(text: string): Generation | undefined {
-  if (/^-?\d+$/.test(text)) return { generationId: Number(text) };
+function readGeneration(text: string): { generationId: number; memberId?: string; protocol?: string } | undefined {
+  const number = /^(-?\d+)\b/.exec(text);
+  if (number) return { generationId: Number(number[1]) };
   const m = GENERATION.exec(text);
   return m ? { generationId: Number(m[1]), memberId: m[2], protocol: m[3] } : undefined;
 }
 
-function kindOf(action: ConsumerAction): EventKind {
-  return action === "poll_timeout" ? "instance_lifecycle" : "rebalance";
+const joined: Template = {
+  name: "joined",
+  // Java 2.x+ `… with generation {}`; 0.10/1.x and kafka-python `Successfully joined group {g} with generation {n}`
+  head: /Successfully joined group(?: \S+)? with generation /,
+  wording: "Successfully joined group with generation Generation{generationId={}, memberId='{}', protocol='{}'}",
+  read(message) {
+    const m = /^Successfully joined group(?: (\S+))? with generation (.*)$/.exec(message);
+    if (!m) return undefined;
+    const generation = readGeneration(m[2]!);
+    if (!generation) return `generation: "${m[2]}" is neither a number nor Generation{…}`;
+    return [{ action: "joined", wording: "Successfully joined group with generation {}", group: m[1], detail: { ...generation } }];
+  },
+};
+
+const springContainer: Template = {
+  name: "spring_partitions",
+  // Spring Kafka's KafkaMessageListenerContainer: `partitions assigned: [t-0]`, since 2.3 prefixed by the group id.
+  head: /(?:[\w.-]+: )?partitions (?:assigned|revoked|lost):/,
+  wording: "{group}: partitions assigned|revoked|lost: [{}]",
+  atStart: true,
+  read(message) {
+    const m = /^(?:([\w.-]+): )?partitions (assigned|revoked|lost):\s*(.*)$/.exec(message);
+    const partitions = m && parsePartitions(m[3]!);
+    if (!m || partitions === null || typeof partitions === "string") return undefined;
+    const action = m[2] === "assigned" ? "assign" : m[2] === "revoked" ? "revoke" : "lost";
+    return [{ action, wording: `{group}: partitions ${m[2]}: [{}]`, partitions, group: m[1] }];
+  },
+};
+
+/** librdkafka's epoch stamp (`%7|1622554781.123|FAC|…`), when the line has no time of its own before the message. */
+function rdkafkaTime(text: string): TimeLookup {
+  const epoch = /%\d\|(\d{9,10}\.\d{3})\|/.exec(text)?.[1];
+  return epoch === undefined ? undefined : epochTime(Number(epoch), epoch);
 }
 
-type Detail = NormalizedEvent["detail"];
-
-function baseDetail(consumer: ConsumerLine, matched: Template): Detail {
-  const detail: Detail = { action: matched.action, template: matched.template, clientId: consumer.clientId };
-  if (consumer.groupInstanceId !== undefined) detail.groupInstanceId = consumer.groupInstanceId;
-  return detail;
-}
-
-function eventOf(
-  id: string,
-  consumer: ConsumerLine,
-  matched: Template,
-  time: LogTime,
-  ctx: ParseContext,
-  extra: { queue?: string; topic?: string; detail?: Detail } = {},
-): NormalizedEvent {
+/**
+ * librdkafka (`debug=cgrp`, also through confluent-kafka-python/-go/.NET, node-rdkafka, rdkafka-ruby), matched by
+ * its message whatever framed it (`%7|epoch|FAC|client| [thrd:main]: `, `LOG-7-FAC: `, an application logger).
+ */
+function rdkafkaTemplate(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft[]): Template {
   return {
-    id,
-    kind: kindOf(matched.action),
+    name,
+    head,
+    wording,
+    ownTime: (_message, text) => rdkafkaTime(text),
+    read(message, line) {
+      const m = new RegExp(`^(?:${head.source})`).exec(message);
+      if (!m) return undefined;
+      const group = /Group "([^"]*)"/.exec(message)?.[1];
+      const clientId = /\|([^|\s]+#(?:consumer|producer)-\d+)\|/.exec(line.raw)?.[1];
+      return read(m).map((d) => ({ ...d, group: d.group ?? group, detail: { ...d.detail, clientId } }));
+    },
+  };
+}
+
+/** A join-state change names what the consumer does next. */
+function joinStateAction(to: string): ConsumerAction | undefined {
+  if (/unassign|revoke/.test(to)) return "revoke";
+  if (/^(?:wait-join|wait-metadata|init)$/.test(to)) return "joining";
+  if (/assign|^steady$/.test(to)) return "assign";
+  return undefined;
+}
+
+const RDKAFKA_TEMPLATES: Template[] = [
+  rdkafkaTemplate("rdkafka_join_state", /Group "[^"]*" changed join state (\S+) -> (\S+)/, 'Group "{}" changed join state {} -> {}', (m) => {
+    const action = joinStateAction(m[2]!);
+    return action ? [{ action, wording: 'Group "{}" changed join state {} -> {}', detail: { joinState: `${m[1]} -> ${m[2]}` } }] : [];
+  }),
+  rdkafkaTemplate("rdkafka_rebalancing", /Group "[^"]*" (?:is rebalancing|initiating rebalance)/, 'Group "{}" is rebalancing …', () => [
+    { action: "joining", wording: 'Group "{}" is rebalancing …' },
+  ]),
+  rdkafkaTemplate("rdkafka_delegating", /(?:Group "[^"]*": )?delegating (assign|revoke) of (\d+) partition\(s\)/, 'Group "{}": delegating assign|revoke of {} partition(s) …', (m) => [
+    { action: m[1] === "assign" ? "assign" : "revoke", wording: `Group "{}": delegating ${m[1]} of {} partition(s) …`, detail: { partitionCount: Number(m[2]) } },
+  ]),
+  rdkafkaTemplate("rdkafka_new_assignment", /Group "[^"]*": new assignment of (\d+) partition\(s\)(?: in join state (\S+))?/, 'Group "{}": new assignment of {} partition(s) …', (m) => [
+    // Eager rebalances hand an empty assignment while the old one is revoked.
+    { action: m[2]?.startsWith("wait-revoke") ? "revoke" : "assign", wording: 'Group "{}": new assignment of {} partition(s) …', detail: { partitionCount: Number(m[1]) } },
+  ]),
+  rdkafkaTemplate("rdkafka_unassign", /(?:Group "[^"]*": )?unassign(?:ing (\d+) partition\(s\)| done)/, 'Group "{}": unassigning {} partition(s)', (m) => [
+    { action: "revoke", wording: 'Group "{}": unassigning {} partition(s)', detail: { partitionCount: m[1] === undefined ? undefined : Number(m[1]) } },
+  ]),
+  rdkafkaTemplate("rdkafka_rebalance_in_progress", /Group "[^"]*" heartbeat error response in state \S+ .*?: Broker: Group rebalance in progress/, 'Group "{}" heartbeat error response …: Broker: Group rebalance in progress', () => [
+    { action: "joining", wording: 'Group "{}" heartbeat error response …: Broker: Group rebalance in progress', detail: { reason: "Group rebalance in progress" } },
+  ]),
+  rdkafkaTemplate("rdkafka_max_poll", /Application maximum poll interval \((\d+)ms\) exceeded by (\d+)ms/, "Application maximum poll interval ({}ms) exceeded by {}ms …: leaving group", (m) => [
+    { action: "poll_timeout", wording: "Application maximum poll interval ({}ms) exceeded by {}ms …: leaving group", detail: { maxPollIntervalMs: Number(m[1]), exceededByMs: Number(m[2]) } },
+  ]),
+  rdkafkaTemplate("rdkafka_leave", /(?:Group "[^"]*": leave\b|LeaveGroup response received)/, 'Group "{}": leave (in state {})', () => [{ action: "leave_group", wording: 'Group "{}": leave (in state {})' }]),
+  rdkafkaTemplate("rdkafka_rebalance_cb", /RebalanceCb: Local: (Assign|Revoke) partitions: (.*)$/, "RebalanceCb: Local: Assign|Revoke partitions: {}", (m) => [
+    { action: m[1] === "Assign" ? "assign" : "revoke", wording: `RebalanceCb: Local: ${m[1]} partitions: {}`, partitions: rdkafkaPartitions(m[2]!) },
+  ]),
+];
+
+/** kafka-python's own wordings that the Java templates do not cover. */
+const PYTHON_TEMPLATES: Template[] = [
+  simple("py_joined_v1", /Joined group '[^']*' \(generation -?\d+\) with member_id /, "joined", "Joined group '{}' (generation {}) with member_id {}", (m, message) => {
+    const g = /^Joined group '([^']*)' \(generation (-?\d+)\) with member_id (\S+)/.exec(message)!;
+    return { group: g[1], detail: { generationId: Number(g[2]), memberId: g[3] } };
+  }),
+  simple("py_heartbeat_expired", /Heartbeat poll expired, leaving group/, "poll_timeout", "Heartbeat poll expired, leaving group"),
+  simple("py_leaving", /Leaving consumer group \(([^)]*)\)/, "leave_group", "Leaving consumer group ({})", (m) => ({ group: /\(([^)]*)\)/.exec(m[0])![1] })),
+];
+
+/** kafkajs, usually as JSON lines whose other fields carry the group. */
+const KAFKAJS_TEMPLATES: Template[] = [
+  simple("kafkajs_joined", /\[(?:Runner|ConsumerGroup)\] (?:Consumer has joined the group|Chosen as group leader)/, "joined", "[Runner] Consumer has joined the group"),
+  simple("kafkajs_rejoin", /\[Runner\] The coordinator is not aware of this member, re-joining the group/, "joining", "[Runner] The coordinator is not aware of this member, re-joining the group"),
+];
+
+/** Kafka Connect's worker group (`[Worker clientId=…, groupId=…]`): connectors and tasks move, not partitions. */
+const WORKER_TEMPLATES: Template[] = [
+  simple("worker_rebalance_started", /Rebalance started/, "worker_rebalance", "Rebalance started", () => ({ worker: true })),
+  simple("worker_joined", /Joined group at generation (-?\d+) with protocol version/, "worker_rebalance", "Joined group at generation {} with protocol version {} and got assignment: {}", (m) => ({
+    worker: true,
+    detail: { generationId: Number(/generation (-?\d+)/.exec(m[0])![1]) },
+  })),
+  simple("worker_forcing_rebalance", /Current config state offset \S+ does not match group assignment \S+\. Forcing rebalance\./, "worker_rebalance", "Current config state offset {} does not match group assignment {}. Forcing rebalance.", () => ({ worker: true })),
+];
+
+/** Checked in order at the earliest head found; the first whose head matches there decides the line. */
+export const TEMPLATES: Template[] = [
+  // 0.10/1.x and kafka-python name the group last: `(Re-)joining group my-group`.
+  simple("joining", /\(Re-\)joining group/, "joining", "(Re-)joining group", (m, message) => {
+    const group = /^ (\S+)$/.exec(message.slice(m[0].length))?.[1];
+    return group ? { group } : {};
+  }),
+  simple("request_rejoin", /Request joining group due to: /, "joining", "Request joining group due to: {}", (m, message) => ({
+    wording: "Request joining group due to: {}",
+    detail: { reason: message.slice(m[0].length) },
+  })),
+  joined,
+  partitionTemplate("revoke", /(?:Revoke|Revoking) previously assigned partitions/, "revoke", "Revoke previously assigned partitions {}"),
+  partitionTemplate("assign", /(?:Adding|Setting) newly assigned partitions/, "assign", "Adding newly assigned partitions: {}"),
+  partitionTemplate("lost", /Lost previously assigned partitions/, "lost", "Lost previously assigned partitions {}"),
+  partitionTemplate("py_assignment", /Updated partition assignment/, "assign", "Updated partition assignment: [{}]"),
+  springContainer,
+  simple(
+    "poll_timeout",
+    /(?:This member will leave the group because )?consumer poll timeout has expired\./,
+    "poll_timeout",
+    "consumer poll timeout has expired. …",
+  ),
+  {
+    // After a poll timeout this repeats it; it is kept as the leave it is, not as a second timeout.
+    name: "leave_group",
+    head: /Member \S+ sending LeaveGroup request to coordinator /,
+    wording: "Member {} sending LeaveGroup request to coordinator {} due to {}",
+    read(message) {
+      const m = /^Member (\S+) sending LeaveGroup request to coordinator (.*?)(?: due to (.*?))?\.?$/.exec(message);
+      if (!m) return undefined;
+      return [{ action: "leave_group", wording: this.wording, detail: { memberId: m[1], reason: m[3] } }];
+    },
+  },
+  {
+    name: "commit_failed",
+    head: /(?:Offset commit failed on partition |Commit cannot be completed since the group has already rebalanced|(?:Asynchronous |Synchronous )?(?:auto-)?[Cc]ommit of offsets \{.*?\} failed)/,
+    wording: "Offset commit failed on partition {} at offset {}: {}",
+    read(message) {
+      const partition = /^Offset commit failed on partition (\S+) at offset (\d+): (.*)$/.exec(message);
+      if (partition) {
+        const partitions = parsePartitions(partition[1]!);
+        if (typeof partitions === "string") return undefined;
+        return [{ action: "commit_failed", wording: this.wording, partitions, detail: { offset: Number(partition[2]), reason: partition[3] } }];
+      }
+      const partitions = [...message.matchAll(/([A-Za-z0-9._-]+-\d+)=OffsetAndMetadata/g)].flatMap((m) => {
+        const parsed = parsePartitions(m[1]!);
+        return typeof parsed === "string" ? [] : parsed;
+      });
+      return [{ action: "commit_failed", wording: "Commit cannot be completed since the group has already rebalanced …", partitions, detail: { reason: message.slice(0, 300) } }];
+    },
+  },
+  simple("lost_generation_reset", /Giving away all assigned partitions as lost since generation/, "lost", "Giving away all assigned partitions as lost since generation has been reset, …"),
+  simple("commit_failing", /Failing OffsetCommit request since the consumer is not part of an active group/, "commit_failed", "Failing OffsetCommit request since the consumer is not part of an active group"),
+  ...RDKAFKA_TEMPLATES,
+  ...PYTHON_TEMPLATES,
+  ...KAFKAJS_TEMPLATES,
+  ...WORKER_TEMPLATES,
+];
+
+const TEMPLATE_SET = new TemplateSet(TEMPLATES);
+
+interface Member {
+  type: "Consumer" | "Worker";
+  clientId: string | null;
+  groupId: string | null;
+  groupInstanceId?: string;
+}
+
+function memberOf(line: DecodedLine): Member | undefined {
+  const m = MEMBER_PREFIX.exec(line.prefix);
+  if (!m) return undefined;
+  return {
+    type: m[1] as Member["type"],
+    groupInstanceId: m[2],
+    clientId: m[3]!,
+    // KafkaConsumer prints the literal "null" for a consumer without group.id (manual assignment).
+    groupId: m[4] === "null" || m[4] === "" ? null : m[4]!,
+  };
+}
+
+function kindOf(action: ConsumerAction): EventKind {
+  return action === "joining" || action === "joined" || action === "revoke" || action === "assign" || action === "lost" ? "rebalance" : "instance_lifecycle";
+}
+
+function compact(detail: { [key: string]: DetailValue | undefined }): { [key: string]: DetailValue } {
+  return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
+}
+
+function eventsOf(draft: Draft, line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
+  const member = memberOf(line);
+  // A Connect worker's group is not a consumer group: its rebalances move connectors and tasks, not partitions.
+  const action: ConsumerAction = member?.type === "Worker" ? "worker_rebalance" : draft.action;
+  const group = member ? member.groupId : (draft.group ?? line.envelope.fields?.groupId ?? null);
+  const clientId = member?.clientId ?? (typeof draft.detail?.clientId === "string" ? draft.detail.clientId : undefined);
+  // Default client ids (consumer-<group>-<n>) repeat on every host, so the collector's --instance names the
+  // process when it is known; the client id stays in detail.
+  const who = ctx.instance ?? line.envelope.host ?? clientId;
+  const time = line.time;
+  const base = (queue: TopicPartition | undefined): NormalizedEvent => ({
+    id: queue === undefined ? recordFingerprint(FORMAT, line.raw) : recordFingerprint(FORMAT, line.raw, `${queue.topic}-${queue.partition}`),
+    kind: kindOf(action),
     ts: time.ts,
     tsPrecision: time.precision,
     bizKey: null,
     msgId: null,
     offsetMsgId: null,
     broker: "kafka",
-    topic: extra.topic ?? null,
-    group: consumer.groupId,
-    queue: extra.queue ?? null,
+    topic: queue?.topic ?? null,
+    group,
+    queue: queue === undefined ? null : `${queue.topic}-${queue.partition}`,
     queueOffset: null,
-    // Default client ids (consumer-<group>-<n>) repeat on every host, so the collector's --instance names the
-    // process when it is known; the client id stays in detail.
-    instance: canonicalInstance(ctx.instance ?? consumer.clientId).canonical,
+    instance: who === undefined ? null : canonicalInstance(who).canonical,
     retryTimes: null,
     redelivered: null,
     success: null,
-    detail: { ...baseDetail(consumer, matched), ...extra.detail },
-    source: ctx.source,
-  };
-}
-
-function invalid(lineNo: number, reason: string): LineResult {
-  return { events: [], issue: { line: lineNo, code: "invalid_field", reason } };
-}
-
-function eventsOf(line: string, lineNo: number, consumer: ConsumerLine, matched: Template, time: LogTime, ctx: ParseContext): LineResult {
-  if (matched.action === "joined") {
-    const generation = parseGeneration(matched.generation);
-    if (!generation) return invalid(lineNo, `generation: "${matched.generation}" is neither a number nor Generation{…}`);
-    return { events: [eventOf(recordFingerprint(FORMAT, line), consumer, matched, time, ctx, { detail: { ...generation } })] };
-  }
-  if (!("partitions" in matched)) {
-    return { events: [eventOf(recordFingerprint(FORMAT, line), consumer, matched, time, ctx)] };
-  }
-  const partitions = parsePartitions(matched.partitions);
-  if (typeof partitions === "string") return invalid(lineNo, `partitions: ${partitions}`);
-  return {
-    events: partitions.map(({ topic, partition }) => {
-      const queue = `${topic}-${partition}`;
-      return eventOf(recordFingerprint(FORMAT, line, queue), consumer, matched, time, ctx, { queue, topic, detail: { partition } });
+    detail: compact({
+      action,
+      template: draft.wording,
+      ...draft.detail,
+      clientId,
+      groupInstanceId: member?.groupInstanceId,
+      partition: queue?.partition,
+      partitions: draft.partitions !== undefined && draft.partitions.length === 0 ? [] : undefined,
+      exception: line.envelope.exception,
+      dateFrom: time.dateFrom,
+      timeFrom: time.timeFrom,
     }),
-  };
+    source: ctx.source,
+  });
+  if (draft.partitions === undefined || draft.partitions.length === 0) return [base(undefined)];
+  return draft.partitions.map((p) => base(p));
 }
 
+function parseFirstLine(raw: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
+  const decoded = decodeLine(raw, TEMPLATE_SET, options);
+  if (decoded.kind === "none") return { events: [], skipped: true };
+  const template = decoded.match.template;
+  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `timestamp: ${decoded.reason}` } };
+  const drafts = template.read(decoded.match.message, decoded.line);
+  if (drafts === undefined || typeof drafts === "string") {
+    return { events: [], issue: typeof drafts === "string" ? { line: lineNo, code: "invalid_field", reason: drafts } : unreadable(template.name, lineNo, drafts) };
+  }
+  // A template that recognised the line but found nothing to report (a poll-timeout leave, a librdkafka state
+  // change that moves no partition) counts it as skipped.
+  const member = memberOf(decoded.line);
+  // Worker-only wordings (`Rebalance started`) mean something else outside a Connect worker's prefix.
+  const kept = drafts.filter((d) => !d.worker || member?.type === "Worker");
+  if (kept.length === 0) return { events: [], skipped: true };
+  return { events: kept.flatMap((draft) => eventsOf(draft, decoded.line, ctx)) };
+}
+
+export function openKafkaClientLog(ctx: ParseContext): LineParser {
+  const options = inputOptions(ctx, DEFAULT_OFFSET);
+  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+}
+
+/** One line read as a whole input. */
 export function parseKafkaClientLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const consumer = splitConsumerLine(line);
-  const matched = consumer && matchTemplate(consumer.message);
-  if (!consumer || !matched) return { events: [], skipped: true };
-  const time = readTime(consumer.header, ctx.utcOffset ?? "Z");
-  if (!time) return invalid(lineNo, "timestamp: no yyyy-MM-dd HH:mm:ss[.SSS] date-time before the [Consumer …] prefix");
-  return eventsOf(line, lineNo, consumer, matched, time, ctx);
+  const parser = openKafkaClientLog(ctx);
+  const first = parser.line(line, lineNo);
+  return { ...first, events: [...first.events, ...parser.end().events] };
 }
 
 /** Never throws for any input text; throws for a ParseContext.utcOffset that is not an offset (configuration). */
 export function parse(text: string, ctx: ParseContext): ParseResult {
-  return parseLines(text, (line, lineNo) => parseKafkaClientLine(line, lineNo, ctx));
+  return parseLines(text, openKafkaClientLog(ctx));
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { validateEvent } from "../../lib/events/validate.ts";
 import type { ParseContext, ParseResult } from "../types.ts";
-import { parse } from "./parse.ts";
+import { openServerLog, parse } from "./parse.ts";
 
 const testdata = path.join(path.dirname(fileURLToPath(import.meta.url)), "testdata");
 const FIXTURES = ["rabbitmq-3.10.log", "rabbitmq-3.13.log", "rabbitmq-4.3.log", "bad-lines.log"];
@@ -137,11 +137,12 @@ describe("properties", () => {
     );
   });
 
-  it("remembers open messages per input only", () => {
-    const first: ParseContext = { source: "a" };
-    const second: ParseContext = { source: "b" };
-    parse(`${H("04:02:17.311560", "warning", "<0.5301.0>")} closing AMQP connection <0.5301.0> (${CONN}):`, first);
-    assert.equal(parse(`${H("04:02:17.311560", "warning", "<0.5301.0>")} client unexpectedly closed TCP connection`, second).events.length, 0);
-    assert.equal(parse(`${H("04:02:17.311560", "warning", "<0.5301.0>")} client unexpectedly closed TCP connection`, first).events.length, 1);
+  it("keeps open records per input: one parser's first line is not completed by another's", () => {
+    const [first, second] = [openServerLog({ source: "a" }), openServerLog({ source: "b" })];
+    first.line(`${H("04:02:17.311560", "warning", "<0.5301.0>")} closing AMQP connection <0.5301.0> (${CONN}):`, 1);
+    second.line(`${H("04:02:17.311560", "warning", "<0.5301.0>")} client unexpectedly closed TCP connection`, 1);
+    assert.equal(second.end().events.length, 0);
+    first.line(`${H("04:02:17.311560", "warning", "<0.5301.0>")} client unexpectedly closed TCP connection`, 2);
+    assert.equal(first.end().events[0]?.detail.action, "connection_lost");
   });
 });

@@ -1,69 +1,99 @@
 import { MAX_TS, MIN_TS, type DetailValue, type NormalizedEvent } from "../../lib/events/model.ts";
-import { parseLogTime } from "../codecs/log-time.ts";
+import { unwrap } from "../codecs/envelope.ts";
+import { findTimestamp, type FoundTime } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../fingerprint.ts";
 import { channelIdentity, connectionIdentity } from "../rabbitmq-firehose/identity.ts";
-import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
- * RabbitMQ's own log (3.9+ text format, every line `2024-10-04 03:23:52.968389-04:00 [level] <pid> message`, µs
- * with the zone): the lines that say a consumer's channel or connection ended with deliveries unacknowledged.
+ * RabbitMQ's own log, 3.6 → 4.x: the records that say a consumer's channel or connection ended with deliveries
+ * unacknowledged. A record may span several physical lines, in one of three ways, all assembled here first:
+ *
+ *   3.9+        every physical line repeats the header `2024-10-04 03:23:52.968389-04:00 [warning] <0.5201.0> `
+ *   3.7, 3.8    `2019-01-02 10:11:12.345 [warning] <0.123.0> closing AMQP connection … :` then lines without header
+ *   3.6 and older `=WARNING REPORT==== 30-Jun-2021::11:18:31 ===` then the message's lines
+ *
+ * JSON lines (`log.file.formatter = json`) and container prefixes are unwrapped first. A record is complete when
+ * the next one starts (or the input ends). Then:
  *
  *   closing AMQP connection <pid> (name[, vhost: 'v', user: 'u'])            clean close → connection_closed
- *   closing AMQP connection <pid> (…):  + client unexpectedly closed TCP connection            → connection_lost
+ *   closing AMQP connection <pid> (…):  + client unexpectedly closed TCP connection /
+ *                                         connection_closed_abruptly                          → connection_lost
  *                                       + missed heartbeats from client, timeout: 60s          → heartbeat_missed
  *                                       + any other reason                                     → connection_closed
- *   Error on AMQP connection <pid> (…), channel 0:  + operation … caused a connection exception … → connection_closed
- *   Consumer … has timed out waiting for … acknowledgement …  (3.12 and older, 3.13–4.2, 4.3: see README)
+ *   Error on AMQP connection <pid> (…)[, state: s], channel 0:  + operation … caused a connection exception … → connection_closed
+ *   Consumer … has timed out waiting … acknowledgement …  (3.8–3.12, 3.13–4.2, 4.3: see README)
  *   Channel error on connection <pid> (…), channel N:  + operation none caused a channel exception
- *                                       precondition_failed: delivery acknowledgement … timed out → ack_timeout
+ *                                       precondition_failed: … acknowledgement … timed out      → ack_timeout
  *                                       + any other channel exception                          → channel_closed
  *
- * A message of several lines prints the same header (time, level, pid) on every line, so a continuation is a line
- * with the header of a message still open. The parser remembers, per input (ParseContext), the open first line of
- * each process until its continuation arrives, and the consumer-timeout warning of a channel until the channel
- * error it causes names the connection: the event is emitted on the line that completes it.
+ * A consumer-timeout warning names the channel but not the connection; the channel error that the channel process
+ * logs next does, so the warning is kept (per input and process) until that error completes it. A warning no
+ * error follows is reported at the end of the input, without an instance.
  */
-
-export const FORMAT = "rabbitmq-server-log";
-
-const HEADER = /^(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2})? \[(\w+)\] (<[\d.]+>) (.*)$/;
-/** `(name)` or `(name, vhost: 'v', user: 'u'[, state: s])`; a client-provided name follows the address: ` - orders-api`. */
-const CONNECTION = /^(.*?)(?:, vhost: '(.*?)', user: '(.*?)'(?:, state: \w+)?)?$/;
-const CLOSING = /^closing AMQP connection (<[\d.]+>) \((.*)\)(:?)$/;
-const CONNECTION_ERROR = /^Error on AMQP connection (<[\d.]+>) \((.*)\), channel 0:$/;
-const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>) \((.*)\), channel (\d+):$/;
-const CHANNEL_EXCEPTION = /^operation (\S+) caused a channel exception (\w+): (.*)$/;
-const CONNECTION_EXCEPTION = /^operation (\S+) caused a connection exception (\w+): (.*)$/;
-const ACK_TIMED_OUT = /delivery acknowledgement on channel \d+ timed out/;
-const HEARTBEATS = /^missed heartbeats from client, timeout: (\d+)s$/;
-const UNEXPECTED = /^client unexpectedly closed TCP connection$/;
-
-/** The consumer-timeout warning, by version; the first two are one line, 4.3 continues on a second line. */
-const TIMEOUT_312 = /^Consumer (\S+) on channel (\d+) has timed out waiting for delivery acknowledgement\. Timeout used: (-?\d+) ms\./;
-const TIMEOUT_313 =
-  /^Consumer '(.*)' on channel (\d+) and queue '(.*)' in vhost '(.*)' has timed out waiting for a consumer acknowledgement of a delivery with delivery tag = (\d+)\. Timeout used: (-?\d+) ms\./;
-const TIMEOUT_43 = /^Consumer '(.*)' on channel (\d+) and queue '(.*)' in vhost '(.*)' has timed out waiting for a consumer acknowledgement of a delivery with$/;
-const TIMEOUT_43_REST = /^\s*message id of (\d+)\. Timeout used: (-?\d+) ms\./;
 
 type Detail = { [key: string]: DetailValue };
 
-interface Line {
-  raw: string;
-  time: string;
-  zone: string | undefined;
-  level: string;
-  pid: string;
-  message: string;
-}
+export const FORMAT = "rabbitmq-server-log";
 
-/** A first line waiting for its continuation. */
-interface Open {
-  line: Line;
-  kind: "closing" | "connection_error" | "channel_error" | "timeout_43";
-  connection?: Connection;
-  channel?: number;
-  timeout?: ConsumerTimeout;
-}
+/** `2024-10-04 03:23:52.968389-04:00 [warning] <0.5201.0> msg`, `… [warn] …`, `… warning: msg`, `warning 2024-… msg`. */
+const LEVEL_WORD = "debug|info|notice|warn|warning|error|err|critical|crit|alert|emergency|erro";
+const AFTER_TIME = new RegExp(`^ ?(?:\\[(${LEVEL_WORD})\\]|(${LEVEL_WORD}):)? *(<[\\d.]+>)? ?`, "i");
+const LEVEL_FIRST = new RegExp(`^(${LEVEL_WORD}) `, "i");
+const REPORT = /=(\w+) REPORT==== (\S+) ===(?: (.*))?$/;
+/** `(name)` or `(name, vhost: 'v', user: 'u'[, state: s][, duration: '…'])`; a client-provided name follows the address. */
+const CONNECTION = /^(.*?)(?:, vhost: '(.*?)', user: '(.*?)')?(?:, state: \w+)?(?:, duration: '[^']*')?$/;
+// The connection in parentheses; pasted logs also show it cut short or redacted.
+const CLOSING = /^closing AMQP connection (<[\d.]+>)[. ]*(?:\((.*?)(?:\)(:?)|$))?[^\n]*\n?([\s\S]*)$/;
+const CONNECTION_ERROR = /^Error on AMQP connection (<[\d.]+>) \((.*?)\)(?:, state: \w+)?, channel (\d+):\s*([\s\S]*)$/;
+const FORCED_CLOSE = /^Closing connection (<[\d.]+>) because "?(.*?)"?$/;
+const KNOWN_START = /^(?:closing AMQP connection <|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
+const TIMEOUT_USED = /Timeout value used: (-?\d+) ms/;
+const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>) \((.*)\), channel (\d+):\s*([\s\S]*)$/;
+const EXCEPTION = /^operation (\S+) caused a (?:channel|connection) exception (\w+): ([\s\S]*)$/;
+/** Before 3.7 the reason is the Erlang term: `{amqp_error,precondition_failed,"unknown delivery tag 1",'basic.ack'}`. */
+const AMQP_ERROR = /^\{amqp_error,\s*(\w+),\s*"((?:[^"\\]|\\.)*)",\s*([^}]*)\}$/;
+const ACK_TIMED_OUT = /acknowledgement on channel \d+ timed out|consumer ack timed out on channel \d+/;
+const HEARTBEATS = /^(?:missed heartbeats from client, timeout: (\d+)s|\{heartbeat_timeout,\w+\})$/i;
+const LOST = /^(?:client unexpectedly closed TCP connection|connection_closed_abruptly|\{writer,send_failed,[^}]*\}|\{inet_error,[^}]*\})$/;
+
+/** The consumer-timeout warning, by version; 4.3 continues on a second line, which the record assembly joins. */
+const TIMEOUTS: { pattern: RegExp; template: string; read(m: RegExpExecArray): Omit<ConsumerTimeout, "template"> }[] = [
+  {
+    // 3.8.15–3.11
+    pattern: /^Consumer (\S+) on channel (\d+) has timed out waiting on consumer acknowledgement\. Timeout used: (-?\d+) ms/,
+    template: "Consumer {} on channel {} has timed out waiting on consumer acknowledgement. Timeout used: {} ms",
+    read: (m) => ({ consumerTag: m[1]!, channel: +m[2]!, queue: null, vhost: null, deliveryTag: null, messageId: null, timeoutMs: +m[3]! }),
+  },
+  {
+    // 3.12 (the first value is the delivery tag, printed where the consumer tag should be)
+    pattern: /^Consumer (\S+) on channel (\d+) has timed out waiting for delivery acknowledgement\. Timeout used: (-?\d+) ms\./,
+    template: "Consumer {} on channel {} has timed out waiting for delivery acknowledgement. Timeout used: {} ms.",
+    read: (m) => ({ consumerTag: m[1]!, channel: +m[2]!, queue: null, vhost: null, deliveryTag: null, messageId: null, timeoutMs: +m[3]! }),
+  },
+  {
+    // 3.13–4.2; 4.3 says `message id of N` on a second line; a 3.13 pre-release said `waiting for N delivery acknowledgement`
+    pattern:
+      /^Consumer '(.*?)' on channel (\d+) and queue '(.*?)' in vhost '(.*?)' has timed out waiting for (?:a consumer acknowledgement of a delivery with\s+(?:delivery tag = (\d+)|message id of (\d+))|(\d+) delivery acknowledgement)\. Timeout used: (-?\d+) ms\./,
+    template: "Consumer '{}' on channel {} and queue '{}' in vhost '{}' has timed out waiting for a consumer acknowledgement of a delivery with delivery tag = {}. Timeout used: {} ms.",
+    read: (m) => ({
+      consumerTag: m[1]!,
+      channel: +m[2]!,
+      queue: m[3]!.trim() || null,
+      vhost: m[4] || null,
+      deliveryTag: m[5] !== undefined ? +m[5] : m[7] !== undefined ? +m[7] : null,
+      messageId: m[6] !== undefined ? +m[6] : null,
+      timeoutMs: +m[8]!,
+    }),
+  },
+];
+
+/**
+ * 3.13+ prints `FORMATTER CRASH: {"<format string>",[args]}` when a message's arguments do not fit its format: the
+ * consumer timeout's arguments are still readable from the list.
+ */
+const FORMATTER_TIMEOUT =
+  /^FORMATTER CRASH: \{"Consumer '~ts' on channel ~w and ~ts has timed out[^"]*",\[(?:<<")?([^,"\]]*?)(?:">>)?,(\d+),"queue '(.*?)' in vhost '(.*?)'",(\d+),(\d+)\]\}/;
 
 interface ConsumerTimeout {
   consumerTag: string;
@@ -84,26 +114,25 @@ interface Connection {
   user: string | null;
 }
 
-interface State {
-  open: Map<string, Open>;
-  timeouts: Map<string, ConsumerTimeout>;
+/** One log record: its header and the lines of its message. */
+interface LogRecord {
+  lineNo: number;
+  raws: string[];
+  time: FoundTime | string;
+  level: string | null;
+  pid: string | null;
+  /** Text the first physical line had before the header (a host, a container prefix), taken off continuations. */
+  lead: string;
+  stamp: string;
+  lines: string[];
+  /** A `=LEVEL REPORT====` block: every following line without a header belongs to it. */
+  report: boolean;
 }
 
-const states = new WeakMap<ParseContext, State>();
-/** A log cut mid-message must not make the state grow for good. */
-const MAX_OPEN = 10_000;
-
-function stateOf(ctx: ParseContext): State {
-  let state = states.get(ctx);
-  if (state === undefined) states.set(ctx, (state = { open: new Map(), timeouts: new Map() }));
-  return state;
-}
-
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_OPEN) map.delete(map.keys().next().value!);
-}
+/** A log cut mid-record must not make the state grow for good, nor one record hold a whole file. */
+const MAX_PENDING_TIMEOUTS = 10_000;
+const MAX_RECORD_LINES = 200;
+const MAX_OPEN_RECORDS = 64;
 
 function connectionOf(pid: string, inParens: string): Connection {
   const m = CONNECTION.exec(inParens)!;
@@ -113,15 +142,92 @@ function connectionOf(pid: string, inParens: string): Connection {
 
 /** `127.0.0.1:47916 -> 127.0.0.1:5672 - orders-api`: the broker's name, then the client's own. */
 function splitProvidedName(name: string): [string, string | null] {
-  const m = /^(.*? -> \S+) - (.*)$/.exec(name);
+  const m = /^(.*? -> \S*) - (.*)$/.exec(name);
   return m ? [m[1]!, m[2]!] : [name, null];
 }
 
-function base(lines: Line[], ctx: ParseContext, ts: number): Omit<NormalizedEvent, "kind" | "detail" | "instance"> {
+function present(entries: Record<string, DetailValue | undefined>): Detail {
+  const detail: Detail = {};
+  for (const [k, v] of Object.entries(entries)) if (v !== undefined && v !== null) detail[k] = v;
+  return detail;
+}
+
+interface Header {
+  lead: string;
+  time: FoundTime | string;
+  stamp: string;
+  level: string | null;
+  pid: string | null;
+  message: string;
+  report: boolean;
+}
+
+/** Reads a physical line's header, wherever the shipping put it; undefined for a line without one. */
+function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefined): Header | undefined {
+  const options = { utcOffset: ctx.utcOffset ?? "Z", ...(ctx.date ? { date: ctx.date } : {}) };
+  const envelope = unwrap(raw, options);
+  const text = envelope.text;
+  // A pasted or cut line without a time: `[error] <0.1373.0> …`, or a known message on its own.
+  const timeless = /^(?:\[(\w+)\] (<[\d.]+>) )?/.exec(text)!;
+  const rest = text.slice(timeless[0].length);
+  if ((timeless[0] !== "" || KNOWN_START.test(rest)) && !/^\d/.test(text)) {
+    const borrowed = lastTime
+      ? { ...lastTime, timeFrom: "previous_line" as const }
+      : ctx.inputTime !== undefined
+        ? { ts: ctx.inputTime, precision: "s" as const, index: -1, length: 0, text: "", zoned: true, timeFrom: "input" as const }
+        : undefined;
+    if (borrowed && (timeless[0] !== "" || KNOWN_START.test(rest))) {
+      return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
+    }
+  }
+  if (envelope.layers.includes("json")) {
+    const time = envelope.time;
+    if (!time) return undefined;
+    const pid = envelope.fields?.pid ?? null;
+    return { lead: "", time: time.ok ? time.time : time.reason, stamp: time.ok ? time.time.text : time.text, level: envelope.level ?? null, pid, message: text, report: false };
+  }
+  const report = REPORT.exec(text);
+  if (report && report.index <= 40) {
+    const time = findTimestamp(report[2]!, options);
+    if (!time) return undefined;
+    return {
+      lead: text.slice(0, report.index),
+      time: time.ok ? time.time : time.reason,
+      stamp: report[2]!,
+      level: report[1]!.toLowerCase(),
+      pid: null,
+      message: report[3] ?? "",
+      report: true,
+    };
+  }
+  const levelFirst = LEVEL_FIRST.exec(text);
+  const scan = levelFirst ? text.slice(levelFirst[0].length) : text;
+  const own = findTimestamp(scan.slice(0, 48), options);
+  const ownAt = own === undefined ? -1 : own.ok ? own.time.index : scan.indexOf(own.text);
+  // An ISO stamp with a zone at the very start reads as a kubectl/docker prefix: the envelope has it then.
+  const time = own !== undefined && ownAt <= 24 ? own : envelope.time;
+  if (!time) return undefined;
+  const at = time === own ? ownAt : 0;
+  const stampEnd = time === own ? at + (time.ok ? time.time.length : time.text.length) : 0;
+  const after = AFTER_TIME.exec(scan.slice(stampEnd))!;
+  const level = after[1] ?? after[2] ?? levelFirst?.[1] ?? null;
+  if (level === null && after[3] === undefined) return undefined;
   return {
-    id: recordFingerprint(FORMAT, ...new Set(lines.map((l) => l.raw))),
-    ts,
-    tsPrecision: "ms",
+    lead: levelFirst ? "" : scan.slice(0, at),
+    time: time.ok ? time.time : time.reason,
+    stamp: scan.slice(at, stampEnd),
+    level: level?.toLowerCase() ?? null,
+    pid: after[3] ?? null,
+    message: scan.slice(stampEnd + after[0].length),
+    report: false,
+  };
+}
+
+function base(record: LogRecord, ctx: ParseContext, time: FoundTime): Omit<NormalizedEvent, "kind" | "detail" | "instance"> {
+  return {
+    id: recordFingerprint(FORMAT, ...new Set(record.raws)),
+    ts: time.ts,
+    tsPrecision: time.precision,
     bizKey: null,
     msgId: null,
     offsetMsgId: null,
@@ -137,18 +243,11 @@ function base(lines: Line[], ctx: ParseContext, ts: number): Omit<NormalizedEven
   };
 }
 
-function present(entries: Record<string, DetailValue | undefined>): Detail {
-  const detail: Detail = {};
-  for (const [k, v] of Object.entries(entries)) if (v !== undefined && v !== null) detail[k] = v;
-  return detail;
-}
-
-function connectionEvent(open: Open, line: Line, ctx: ParseContext, ts: number, action: string, template: string, extra: Detail = {}): NormalizedEvent {
-  const c = open.connection!;
+function connectionEvent(record: LogRecord, time: FoundTime, ctx: ParseContext, c: Connection, action: string, template: string, extra: Detail = {}): NormalizedEvent {
   return {
-    ...base([open.line, line], ctx, ts),
+    ...base(record, ctx, time),
     kind: "instance_lifecycle",
-    instance: c.name === "" ? null : connectionIdentity(c.name),
+    instance: c.name === "" || c.name === "->" ? null : connectionIdentity(c.name),
     detail: present({
       action,
       template,
@@ -157,135 +256,254 @@ function connectionEvent(open: Open, line: Line, ctx: ParseContext, ts: number, 
       clientProvidedName: c.clientProvidedName ?? undefined,
       vhost: c.vhost ?? undefined,
       user: c.user ?? undefined,
-      level: line.level,
+      level: record.level ?? undefined,
+      dateFrom: time.dateFrom,
+      timeFrom: time.timeFrom,
       ...extra,
     }),
   };
 }
 
-function channelEvent(open: Open, line: Line, ctx: ParseContext, ts: number, m: RegExpExecArray, timeout: ConsumerTimeout | undefined): NormalizedEvent {
-  const c = open.connection!;
-  const ackTimeout = ACK_TIMED_OUT.test(m[3]!);
+/** What an exception line says: `operation x caused a … exception y: z`, or the pre-3.7 Erlang term. */
+function readException(text: string): { operation?: string; exception: string; reason: string } | undefined {
+  const m = EXCEPTION.exec(text);
+  if (m) return { operation: m[1]!, exception: m[2]!, reason: m[3]!.replace(/\s+/g, " ").trim() };
+  const term = AMQP_ERROR.exec(text.replace(/\s+/g, " ").trim());
+  if (term) return { exception: term[1]!, reason: term[2]!, operation: term[3]!.replace(/'/g, "").trim() };
+  return undefined;
+}
+
+export function openServerLog(ctx: ParseContext): LineParser {
+  /** Records not complete yet, by header; `last` is the one header-less lines continue. */
+  const open = new Map<string, LogRecord>();
+  let last: LogRecord | undefined;
+  /** The last time a header printed, for lines that print none. */
+  let lastTime: FoundTime | undefined;
+  /** Consumer-timeout warnings waiting for the channel error that names their connection, per channel process. */
+  const timeouts = new Map<string, { timeout: ConsumerTimeout; record: LogRecord; time: FoundTime }>();
+
+  const timeoutEvent = (pending: { timeout: ConsumerTimeout; record: LogRecord; time: FoundTime }): NormalizedEvent => {
+    const t = pending.timeout;
+    return {
+      ...base(pending.record, ctx, pending.time),
+      kind: "instance_lifecycle",
+      instance: null,
+      group: t.queue,
+      queue: t.queue,
+      detail: present({
+        action: "ack_timeout",
+        template: t.template,
+        channel: t.channel,
+        vhost: t.vhost ?? undefined,
+        consumerTag: t.consumerTag,
+        deliveryTag: t.deliveryTag ?? undefined,
+        messageId: t.messageId ?? undefined,
+        timeoutMs: t.timeoutMs ?? undefined,
+        connectionUnknown: true,
+        level: pending.record.level ?? undefined,
+      }),
+    };
+  };
+
+  const remember = (pid: string, pending: { timeout: ConsumerTimeout; record: LogRecord; time: FoundTime }): NormalizedEvent[] => {
+    const overdue = timeouts.get(pid);
+    timeouts.delete(pid);
+    timeouts.set(pid, pending);
+    const evicted: NormalizedEvent[] = overdue ? [timeoutEvent(overdue)] : [];
+    if (timeouts.size > MAX_PENDING_TIMEOUTS) {
+      const [oldest] = timeouts;
+      timeouts.delete(oldest![0]);
+      evicted.push(timeoutEvent(oldest![1]));
+    }
+    return evicted;
+  };
+
+  function interpret(record: LogRecord): LineResult {
+    const message = record.lines.join("\n").trim();
+    if (typeof record.time === "string") {
+      const known = /^(?:closing AMQP connection|Error on AMQP connection|Channel error on connection|Consumer .* has timed out)/.test(message);
+      return known ? { events: [], issue: { line: record.lineNo, code: "invalid_field", reason: `timestamp: ${record.time}` } } : { events: [], skipped: true };
+    }
+    const time = record.time;
+    const closing = CLOSING.exec(message);
+    if (closing) {
+      const c = connectionOf(closing[1]!, closing[2] ?? "");
+      const reason = closing[4]!.trim();
+      if (reason === "") return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "closing AMQP connection {} ({})")] };
+      if (LOST.test(reason)) return { events: [connectionEvent(record, time, ctx, c, "connection_lost", "closing AMQP connection {} ({}): client unexpectedly closed TCP connection", { reason })] };
+      const hb = HEARTBEATS.exec(reason);
+      if (hb) {
+        const extra: Detail = hb[1] === undefined ? { reason } : { heartbeatTimeoutS: Number(hb[1]) };
+        return { events: [connectionEvent(record, time, ctx, c, "heartbeat_missed", "closing AMQP connection {} ({}): missed heartbeats from client, timeout: {}s", extra)] };
+      }
+      return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "closing AMQP connection {} ({}): {}", { reason: reason.replace(/\s+/g, " ") })] };
+    }
+    const connectionError = CONNECTION_ERROR.exec(message);
+    if (connectionError) {
+      const e = readException(connectionError[4]!);
+      if (!e) return { events: [], skipped: true };
+      const c = connectionOf(connectionError[1]!, connectionError[2]!);
+      const template = "Error on AMQP connection {} ({}), channel {}: operation {} caused a connection exception {}: {}";
+      const extra = present({ channel: Number(connectionError[3]), operation: e.operation, exception: e.exception, reason: e.reason });
+      return { events: [connectionEvent(record, time, ctx, c, "connection_closed", template, extra)] };
+    }
+    const forced = FORCED_CLOSE.exec(message);
+    if (forced) {
+      const c: Connection = { name: "", pid: forced[1]!, clientProvidedName: null, vhost: null, user: null };
+      return { events: [connectionEvent(record, time, ctx, c, "connection_closed", 'Closing connection {} because "{}"', { reason: forced[2]! })] };
+    }
+    const channelError = CHANNEL_ERROR.exec(message);
+    if (channelError) {
+      const e = readException(channelError[4]!);
+      if (!e) return { events: [], skipped: true };
+      const c = connectionOf(channelError[1]!, channelError[2]!);
+      const channel = Number(channelError[3]);
+      const key = record.pid ?? "";
+      const pending = timeouts.get(key);
+      const timeout = pending?.timeout.channel === channel ? pending.timeout : undefined;
+      if (timeout) timeouts.delete(key);
+      const ackTimeout = ACK_TIMED_OUT.test(e.reason);
+      const event: NormalizedEvent = {
+        ...base(record, ctx, time),
+        kind: "instance_lifecycle",
+        instance: c.name === "" ? null : channelIdentity(c.name, channel),
+        group: timeout?.queue ?? null,
+        queue: timeout?.queue ?? null,
+        detail: present({
+          action: ackTimeout ? "ack_timeout" : "channel_closed",
+          template: ackTimeout
+            ? (timeout?.template ?? "Channel error … delivery acknowledgement on channel {} timed out")
+            : "Channel error on connection {} ({}), channel {}: operation {} caused a channel exception {}: {}",
+          connection: c.name,
+          connectionPid: c.pid,
+          clientProvidedName: c.clientProvidedName ?? undefined,
+          channel,
+          vhost: c.vhost ?? timeout?.vhost ?? undefined,
+          user: c.user ?? undefined,
+          operation: e.operation,
+          exception: e.exception,
+          reason: e.reason,
+          consumerTag: timeout?.consumerTag,
+          deliveryTag: timeout?.deliveryTag ?? undefined,
+          messageId: timeout?.messageId ?? undefined,
+          timeoutMs: timeout?.timeoutMs ?? (ackTimeout ? Number(TIMEOUT_USED.exec(e.reason)?.[1] ?? Number.NaN) : undefined),
+          level: record.level ?? undefined,
+        }),
+      };
+      if (Number.isNaN(event.detail.timeoutMs)) delete event.detail.timeoutMs;
+      return { events: [event] };
+    }
+    const oneLine = message.replace(/\s*\n\s*/g, " ");
+    for (const form of TIMEOUTS) {
+      const m = form.pattern.exec(oneLine);
+      if (!m) continue;
+      const read = form.read(m);
+      const template = read.messageId === null ? form.template : form.template.replace("delivery tag = {}", "message id of {}");
+      return { events: remember(record.pid ?? "", { timeout: { ...read, template }, record, time }) };
+    }
+    const crash = FORMATTER_TIMEOUT.exec(oneLine);
+    if (crash) {
+      const timeout: ConsumerTimeout = {
+        consumerTag: crash[1]!,
+        channel: +crash[2]!,
+        queue: crash[3]! || null,
+        vhost: crash[4]! || null,
+        deliveryTag: +crash[5]!,
+        messageId: null,
+        timeoutMs: +crash[6]!,
+        template: "FORMATTER CRASH: {\"Consumer '~ts' on channel ~w and ~ts has timed out …\",[{},{},\"queue '{}' in vhost '{}'\",{},{}]}",
+      };
+      return { events: remember(record.pid ?? "", { timeout, record, time }) };
+    }
+    return { events: [], skipped: true };
+  }
+
+  /** Completes a record; its events are attributed to its first line. */
+  function close(record: LogRecord): LineResult {
+    open.delete(keyOf(record));
+    if (last === record) last = undefined;
+    const result = interpret(record);
+    return result.events.length > 0 ? { ...result, line: record.lineNo } : result;
+  }
+
+  function merge(results: LineResult[]): LineResult {
+    const merged: LineResult = { events: results.flatMap((r) => r.events) };
+    const lines = results.filter((r) => r.events.length > 0).map((r) => r.line);
+    if (lines.length > 0) merged.line = lines[0];
+    const issue = results.find((r) => r.issue)?.issue;
+    if (issue) merged.issue = issue;
+    if (results.some((r) => r.skipped)) merged.skipped = true;
+    return merged;
+  }
+
   return {
-    ...base([open.line, line], ctx, ts),
-    kind: "instance_lifecycle",
-    instance: c.name === "" ? null : channelIdentity(c.name, open.channel!),
-    group: timeout?.queue ?? null,
-    queue: timeout?.queue ?? null,
-    detail: present({
-      action: ackTimeout ? "ack_timeout" : "channel_closed",
-      template: ackTimeout ? timeout?.template ?? "Channel error … delivery acknowledgement on channel {} timed out" : "Channel error on connection {} ({}), channel {}: operation {} caused a channel exception {}: {}",
-      connection: c.name,
-      connectionPid: c.pid,
-      channel: open.channel,
-      vhost: c.vhost ?? timeout?.vhost ?? undefined,
-      user: c.user ?? undefined,
-      operation: m[1],
-      exception: m[2],
-      reason: m[3],
-      consumerTag: timeout?.consumerTag,
-      deliveryTag: timeout?.deliveryTag ?? undefined,
-      messageId: timeout?.messageId ?? undefined,
-      timeoutMs: timeout?.timeoutMs ?? undefined,
-      level: line.level,
-    }),
+    line(raw, lineNo) {
+      const header = readHeader(raw, ctx, lastTime);
+      if (header && typeof header.time !== "string" && header.time.timeFrom === undefined) lastTime = header.time;
+      // Lines without a header continue the record started last (3.7/3.8 continuation lines, 3.6 report bodies).
+      if (!header) {
+        if (!last) return { events: [], skipped: true };
+        if (last.lines.length < MAX_RECORD_LINES) {
+          const text = unwrap(raw, { utcOffset: "Z" }).text;
+          last.lines.push(last.lead !== "" && text.startsWith(last.lead) ? text.slice(last.lead.length) : text);
+          last.raws.push(raw);
+        }
+        return { events: [], continuation: true };
+      }
+      // 3.9+: a line with the header of a record still open is its next line, even with other processes' lines between.
+      const same = header.report || (header.stamp === "" && header.pid === null) ? undefined : open.get(`${header.lead}|${header.pid}|${header.stamp}`);
+      if (same && !same.report) {
+        if (same.lines.length < MAX_RECORD_LINES) {
+          same.lines.push(header.message);
+          same.raws.push(raw);
+        }
+        last = same;
+        return { events: [], continuation: true };
+      }
+      // A record is over once its process logs something else, or once a line more than a second newer arrives.
+      const now = typeof header.time === "string" ? undefined : header.time.ts;
+      const done = [...open.values()].filter(
+        (r) => r.report || header.report || (header.pid !== null && r.pid === header.pid) || r.pid === null || typeof r.time === "string" || (now !== undefined && now - r.time.ts > 1000),
+      );
+      const results = done.map(close);
+      if (open.size >= MAX_OPEN_RECORDS) results.push(close(open.values().next().value!));
+      const record: LogRecord = {
+        lineNo,
+        raws: [raw],
+        time: header.time,
+        level: header.level,
+        pid: header.pid,
+        lead: header.lead,
+        stamp: header.stamp,
+        lines: header.message === "" ? [] : [header.message],
+        report: header.report,
+      };
+      open.set(keyOf(record), record);
+      last = record;
+      return merge(results);
+    },
+    end() {
+      const results = [...open.values()].map(close);
+      const unpaired = [...timeouts.values()].map(timeoutEvent);
+      timeouts.clear();
+      return merge([...results, { events: unpaired }]);
+    },
   };
 }
 
-/** The line that completes an open first line: the reason of a close, the exception of a channel error. */
-function complete(open: Open, line: Line, ctx: ParseContext, ts: number, state: State): LineResult {
-  const text = line.message.trim();
-  switch (open.kind) {
-    case "closing": {
-      if (UNEXPECTED.test(text)) return { events: [connectionEvent(open, line, ctx, ts, "connection_lost", "closing AMQP connection {} ({}): client unexpectedly closed TCP connection")] };
-      const hb = HEARTBEATS.exec(text);
-      if (hb) return { events: [connectionEvent(open, line, ctx, ts, "heartbeat_missed", "closing AMQP connection {} ({}): missed heartbeats from client, timeout: {}s", { heartbeatTimeoutS: Number(hb[1]) })] };
-      return { events: [connectionEvent(open, line, ctx, ts, "connection_closed", "closing AMQP connection {} ({}): {}", { reason: text })] };
-    }
-    case "connection_error": {
-      const m = CONNECTION_EXCEPTION.exec(text);
-      if (!m) return { events: [], skipped: true };
-      return { events: [connectionEvent(open, line, ctx, ts, "connection_closed", "Error on AMQP connection {} ({}), channel 0: operation {} caused a connection exception {}: {}", { operation: m[1]!, exception: m[2]!, reason: m[3]! })] };
-    }
-    case "channel_error": {
-      const m = CHANNEL_EXCEPTION.exec(text);
-      if (!m) return { events: [], skipped: true };
-      const timeout = state.timeouts.get(open.line.pid);
-      state.timeouts.delete(open.line.pid);
-      return { events: [channelEvent(open, line, ctx, ts, m, timeout?.channel === open.channel ? timeout : undefined)] };
-    }
-    case "timeout_43": {
-      const m = TIMEOUT_43_REST.exec(line.message);
-      if (m) remember(state.timeouts, open.line.pid, { ...open.timeout!, messageId: Number(m[1]), timeoutMs: Number(m[2]) });
-      return { events: [] };
-    }
-  }
+function keyOf(record: LogRecord): string {
+  return `${record.lead}|${record.pid}|${record.stamp}`;
 }
 
-/**
- * A first line: a clean close is complete by itself; the others start a message that continues, or are remembered
- * until the channel error they cause.
- */
-function begin(line: Line, ctx: ParseContext, ts: number, state: State): LineResult {
-  const text = line.message;
-  const closing = CLOSING.exec(text);
-  if (closing) {
-    const open: Open = { line, kind: "closing", connection: connectionOf(closing[1]!, closing[2]!) };
-    if (closing[3] !== ":") return { events: [connectionEvent(open, line, ctx, ts, "connection_closed", "closing AMQP connection {} ({})")] };
-    remember(state.open, line.pid, open);
-    return { events: [] };
-  }
-  const connectionError = CONNECTION_ERROR.exec(text);
-  if (connectionError) {
-    remember(state.open, line.pid, { line, kind: "connection_error", connection: connectionOf(connectionError[1]!, connectionError[2]!) });
-    return { events: [] };
-  }
-  const channelError = CHANNEL_ERROR.exec(text);
-  if (channelError) {
-    remember(state.open, line.pid, { line, kind: "channel_error", connection: connectionOf(channelError[1]!, channelError[2]!), channel: Number(channelError[3]) });
-    return { events: [] };
-  }
-  const t312 = TIMEOUT_312.exec(text);
-  if (t312) {
-    const template = "Consumer {} on channel {} has timed out waiting for delivery acknowledgement. Timeout used: {} ms.";
-    remember(state.timeouts, line.pid, { consumerTag: t312[1]!, channel: Number(t312[2]), queue: null, vhost: null, deliveryTag: null, messageId: null, timeoutMs: Number(t312[3]), template });
-    return { events: [] };
-  }
-  const t313 = TIMEOUT_313.exec(text);
-  if (t313) {
-    const template = "Consumer '{}' on channel {} and queue '{}' in vhost '{}' has timed out waiting for a consumer acknowledgement of a delivery with delivery tag = {}. Timeout used: {} ms.";
-    remember(state.timeouts, line.pid, { consumerTag: t313[1]!, channel: Number(t313[2]), queue: t313[3]!.trim() || null, vhost: t313[4] || null, deliveryTag: Number(t313[5]), messageId: null, timeoutMs: Number(t313[6]), template });
-    return { events: [] };
-  }
-  const t43 = TIMEOUT_43.exec(text);
-  if (t43) {
-    const template = "Consumer '{}' on channel {} and queue '{}' in vhost '{}' has timed out waiting for a consumer acknowledgement of a delivery with message id of {}. Timeout used: {} ms.";
-    const timeout: ConsumerTimeout = { consumerTag: t43[1]!, channel: Number(t43[2]), queue: t43[3]!.trim() || null, vhost: t43[4] || null, deliveryTag: null, messageId: null, timeoutMs: null, template };
-    remember(state.timeouts, line.pid, timeout);
-    remember(state.open, line.pid, { line, kind: "timeout_43", timeout });
-    return { events: [] };
-  }
-  return { events: [], skipped: true };
-}
-
+/** One line read as a whole input. */
 export function parseServerLogLine(raw: string, lineNo: number, ctx: ParseContext): LineResult {
-  const h = HEADER.exec(raw);
-  if (!h) return { events: [], skipped: true };
-  const line: Line = { raw, time: h[1]!, zone: h[2], level: h[3]!, pid: h[4]!, message: h[5]! };
-  const parsed = parseLogTime(line.time, line.zone ?? ctx.utcOffset ?? "Z");
-  if (!parsed || parsed.ts < MIN_TS || parsed.ts >= MAX_TS) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `timestamp: "${line.time}" is not a date-time between 2000 and 2100` } };
-  const state = stateOf(ctx);
-  const open = state.open.get(line.pid);
-  // A continuation repeats its first line's header exactly.
-  if (open !== undefined && open.line.time === line.time && open.line.zone === line.zone) {
-    state.open.delete(line.pid);
-    return complete(open, line, ctx, parsed.ts, state);
-  }
-  if (open !== undefined) state.open.delete(line.pid);
-  return begin(line, ctx, parsed.ts, state);
+  const parser = openServerLog(ctx);
+  const first = parser.line(raw, lineNo);
+  const rest = parser.end();
+  return { events: [...first.events, ...rest.events], ...(rest.issue ? { issue: rest.issue } : {}), ...(first.skipped || rest.skipped ? { skipped: true } : {}) };
 }
 
 /** Never throws for any input text; throws for a ParseContext.utcOffset that is not an offset (configuration). */
 export function parse(text: string, ctx: ParseContext): ParseResult {
-  return parseLines(text, (line, lineNo) => parseServerLogLine(line, lineNo, ctx));
+  return parseLines(text, openServerLog(ctx));
 }

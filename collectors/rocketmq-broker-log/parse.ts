@@ -1,9 +1,10 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { decodeLogPrefix, ROCKETMQ_UTC_OFFSET, type LogPrefix } from "../codecs/log-prefix.ts";
+import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
 import { parseChannel } from "../codecs/rocketmq-tokens.ts";
 import { recordFingerprint } from "../fingerprint.ts";
-import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { ROCKETMQ_UTC_OFFSET } from "../rocketmq-client-log/parse.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RocketMQ broker logs: consumer connections coming and going in `broker.log` (who owned a group's queues, and when a
@@ -26,62 +27,109 @@ interface Draft {
   detail: Detail;
 }
 
-interface Template {
-  name: string;
-  /** Recognises the wording; a message that passes `head` but not `read` is reported as invalid_field. */
-  head: RegExp;
-  read(message: string): Draft | undefined;
-}
+/** A message that passes `head` but not `read` is reported as invalid_field. */
+type Template = MessageTemplate<Draft>;
 
-function lifecycle(name: string, head: RegExp, full: RegExp, action: string, extra: (g: Record<string, string>) => Detail = () => ({})): Template {
+function lifecycle(
+  name: string,
+  head: RegExp,
+  wording: string,
+  full: RegExp,
+  action: string,
+  extra: (g: Record<string, string>) => Detail = () => ({}),
+): Template {
   return {
     name,
     head,
+    wording,
     read(message) {
       const g = full.exec(message)?.groups as Record<string, string> | undefined;
       if (!g) return undefined;
-      return { kind: "instance_lifecycle", group: g.group!, channel: g.channel!, detail: { action, ...extra(g) } };
+      return [{ kind: "instance_lifecycle", group: g.group!, channel: g.channel!, detail: { action, ...extra(g) } }];
     },
   };
 }
 
 // ClientChannelInfo holds brackets of its own, so a channel runs to the last `]` before the fixed tail.
-const TEMPLATES: Template[] = [
+/** A broker line about a consumer group or a connection that names no ClientChannelInfo. */
+function brokerLine(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft): Template {
+  return {
+    name,
+    head,
+    wording,
+    read(message) {
+      const m = new RegExp(`^(?:${head.source})`).exec(message);
+      return m ? [read(m)] : undefined;
+    },
+  };
+}
+
+export const TEMPLATES: Template[] = [
   lifecycle(
     "consumer_connected",
-    /^new consumer connected, group: /,
+    /new consumer connected, group: /,
+    "new consumer connected, group: {} {} {} channel: {}",
     /^new consumer connected, group: (?<group>\S+) (?<consumeType>\S+) (?<messageModel>\S+) channel: (?<channel>.+)$/,
     "connected",
     (g) => ({ consumeType: g.consumeType, messageModel: g.messageModel }),
   ),
   lifecycle(
     "consumer_unregistered",
-    /^unregister a consumer\[/,
+    /unregister a consumer\[/,
+    "unregister a consumer[{}] from consumerGroupInfo {}",
     /^unregister a consumer\[(?<group>[^\]\s]+)\] from consumerGroupInfo (?<channel>.+)$/,
     "unregistered",
   ),
   lifecycle(
     "channel_inactive",
-    /^NETTY EVENT: remove not active channel\[/,
+    /NETTY EVENT: remove not active channel\[/,
+    "NETTY EVENT: remove not active channel[{}] from ConsumerGroupInfo groupChannelTable, consumer group: {}",
     /^NETTY EVENT: remove not active channel\[(?<channel>.+)\] from ConsumerGroupInfo groupChannelTable, consumer group: (?<group>\S+)$/,
     "channel_inactive",
   ),
   // The 5.x wording of the same event.
   lifecycle(
     "channel_inactive",
-    /^NETTY EVENT: remove idle channel\[/,
+    /NETTY EVENT: remove idle channel\[/,
+    "NETTY EVENT: remove idle channel[{}] from ConsumerGroupInfo, consumerGroup: {}",
     /^NETTY EVENT: remove idle channel\[(?<channel>.+)\] from ConsumerGroupInfo, consumerGroup: (?<group>\S+)$/,
     "channel_inactive",
   ),
   lifecycle(
     "channel_expired",
-    /^SCAN: remove expired channel from ConsumerManager consumerTable\. /,
+    /SCAN: remove expired channel from ConsumerManager consumerTable\. /,
+    "SCAN: remove expired channel from ConsumerManager consumerTable. channel={}, consumerGroup={}",
     /^SCAN: remove expired channel from ConsumerManager consumerTable\. channel=(?<channel>\S+), consumerGroup=(?<group>\S+)$/,
     "channel_expired",
   ),
+  brokerLine(
+    "consumer_group_removed",
+    /unregister consumer ok, no any connection, and remove consumer group, (\S+)/,
+    "unregister consumer ok, no any connection, and remove consumer group, {}",
+    (m) => ({ kind: "instance_lifecycle", group: m[1]!, detail: { action: "group_removed" } }),
+  ),
+  brokerLine(
+    "netty_channel_inactive",
+    /NETTY SERVER PIPELINE: channelInactive, the channel\[([^\]]*)\]/,
+    "NETTY SERVER PIPELINE: channelInactive, the channel[{}]",
+    (m) => ({ kind: "instance_lifecycle", channel: m[1]!, detail: { action: "channel_closed" } }),
+  ),
+  brokerLine(
+    "close_channel",
+    /closeChannel: close the connection to remote address\[([^\]]*)\] result: (\w+)/,
+    "closeChannel: close the connection to remote address[{}] result: {}",
+    (m) => ({ kind: "instance_lifecycle", channel: m[1]!, detail: { action: "channel_closed", closed: m[2] === "true" } }),
+  ),
+  brokerLine(
+    "reset_offset",
+    /\[reset-offset\] reset offset (started by \S+|success)\. topic=([^,\s]+), group=([^,\s]+)/,
+    "[reset-offset] reset offset started by {}. topic={}, group={}, timestamp={}, isForce={}",
+    (m) => ({ kind: "instance_lifecycle", group: m[3]!, topic: m[2]!, detail: { action: "offset_reset", stage: m[1] === "success" ? "success" : "started" } }),
+  ),
   {
     name: "transaction_check",
-    head: /^Check transaction\. /,
+    head: /Check transaction\. /,
+    wording: "Check transaction. real_topic={},uniqKey={},offset={},commitLogOffset={}",
     read(message) {
       const g = /^Check transaction\. real_topic=(?<topic>[^,]*), ?uniqKey=(?<uniqKey>[^,]*), ?offset=(?<offset>\d+), ?commitLogOffset=(?<commitLogOffset>\d+)$/.exec(
         message,
@@ -91,7 +139,7 @@ const TEMPLATES: Template[] = [
       // `offset` is the half message's position in RMQ_SYS_TRANS_HALF_TOPIC, not in real_topic, so it is not the
       // event's queueOffset: that would pose as a second stored copy in the real topic.
       const detail = { checkback: true, commitLogOffset, halfQueueOffset };
-      return { kind: "transaction", msgId: present(g.uniqKey!), topic: present(g.topic!), detail };
+      return [{ kind: "transaction", msgId: present(g.uniqKey!), topic: present(g.topic!), detail }];
     },
   },
 ];
@@ -113,16 +161,19 @@ function compact(detail: Detail): { [key: string]: DetailValue } {
   return Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined)) as { [key: string]: DetailValue };
 }
 
+const TEMPLATE_SET = new TemplateSet(TEMPLATES);
+const DEFAULT_OFFSET = ROCKETMQ_UTC_OFFSET;
+
 /** Like the client log: a keyed kind whose line gives no msgId is kept as instance_lifecycle, marked unkeyed. */
-function finish(draft: Draft, template: string, prefix: LogPrefix, line: string, ctx: ParseContext): NormalizedEvent {
+function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseContext): NormalizedEvent {
   const consumer = consumerOf(draft.channel);
   const msgId = draft.msgId ?? null;
   const unkeyed = draft.kind === "transaction" && msgId === null;
   return {
-    id: recordFingerprint(FORMAT, ctx.instance ?? "", line, 0),
+    id: recordFingerprint(FORMAT, ctx.instance ?? "", line.raw, 0),
     kind: unkeyed ? "instance_lifecycle" : draft.kind,
-    ts: prefix.ts,
-    tsPrecision: prefix.precision,
+    ts: line.time.ts,
+    tsPrecision: line.time.precision,
     bizKey: null,
     msgId,
     offsetMsgId: null,
@@ -140,26 +191,39 @@ function finish(draft: Draft, template: string, prefix: LogPrefix, line: string,
       ...draft.detail,
       instanceRaw: consumer.raw,
       remoteAddress: consumer.remoteAddress,
-      brokerInstance: ctx.instance,
-      brokerLine: line,
+      brokerInstance: ctx.instance ?? line.envelope.host,
+      brokerLine: line.raw,
       unkeyed: unkeyed || undefined,
+      exception: line.envelope.exception,
+      dateFrom: line.time.dateFrom,
+      timeFrom: line.time.timeFrom,
     }),
     source: ctx.source,
   };
 }
 
+function parseFirstLine(line: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
+  const decoded = decodeLine(line, TEMPLATE_SET, options);
+  if (decoded.kind === "none") return { events: [], skipped: true };
+  const template = decoded.match.template;
+  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
+  const drafts = template.read(decoded.match.message, decoded.line);
+  if (drafts === undefined || typeof drafts === "string") return { events: [], issue: unreadable(template.name, lineNo, drafts) };
+  return { events: drafts.map((draft) => finish(draft, template.name, decoded.line, ctx)) };
+}
+
+export function openBrokerLog(ctx: ParseContext): LineParser {
+  const options = inputOptions(ctx, DEFAULT_OFFSET);
+  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+}
+
+/** One line read as a whole input. */
 export function parseBrokerLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const decoded = decodeLogPrefix(line, ctx.utcOffset ?? ROCKETMQ_UTC_OFFSET);
-  if (!decoded) return { events: [], skipped: true };
-  const message = decoded.ok ? decoded.prefix.message : decoded.message;
-  const template = TEMPLATES.find((t) => t.head.test(message));
-  if (!template) return { events: [], skipped: true };
-  if (!decoded.ok) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
-  const draft = template.read(message);
-  if (!draft) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: the line's fields do not parse` } };
-  return { events: [finish(draft, template.name, decoded.prefix, line, ctx)] };
+  const parser = openBrokerLog(ctx);
+  const first = parser.line(line, lineNo);
+  return { ...first, events: [...first.events, ...parser.end().events] };
 }
 
 export function parse(text: string, ctx: ParseContext): ParseResult {
-  return parseLines(text, (line, lineNo) => parseBrokerLogLine(line, lineNo, ctx));
+  return parseLines(text, openBrokerLog(ctx));
 }

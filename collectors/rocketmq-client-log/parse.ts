@@ -1,6 +1,6 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { decodeLogPrefix, ROCKETMQ_UTC_OFFSET, type LogPrefix } from "../codecs/log-prefix.ts";
+import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
 import {
   parseClientId,
   parseGrpcAssignments,
@@ -13,7 +13,7 @@ import {
   type MessageToken,
 } from "../codecs/rocketmq-tokens.ts";
 import { recordFingerprint } from "../fingerprint.ts";
-import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RocketMQ client logs (`rocketmq_client.log`, 4.x and 5.x remoting clients; `rocketmq-client.log`, 5.x gRPC client):
@@ -23,6 +23,12 @@ import { parseLines, type LineResult, type ParseContext, type ParseResult } from
  */
 
 export const FORMAT = "rocketmq-client-log";
+
+/**
+ * The 5.x patterns print GMT+8 whatever the host's zone; 4.x prints host-local time, which for most RocketMQ
+ * deployments is also +08:00. Callers override it through ParseContext.utcOffset.
+ */
+export const ROCKETMQ_UTC_OFFSET = "+08:00";
 
 type Detail = { [key: string]: DetailValue | undefined };
 
@@ -43,12 +49,8 @@ interface Draft {
   detail: Detail;
 }
 
-interface Template {
-  name: string;
-  /** Recognises the wording; a message that passes `head` but not `read` is reported as invalid_field. */
-  head: RegExp;
-  read(message: string): Draft[] | undefined;
-}
+/** A message that passes `head` but not `read` is reported as invalid_field. */
+type Template = MessageTemplate<Draft>;
 
 const MQ = String.raw`(?<mq>MessageQueue \[[^\]]*\])`;
 
@@ -91,7 +93,8 @@ function perQueue(name: string, wording: string, action: string, { suffix = "", 
   const full = new RegExp(`^(?:\\[BUG\\])?doRebalance, (?<group>[^,\\s]+), ${wording}, ${MQ}${suffix}$`);
   return {
     name,
-    head: new RegExp(`^(?:\\[BUG\\])?doRebalance, [^,]*, ${wording}, `),
+    head: new RegExp(`(?:\\[BUG\\])?doRebalance, [^,]*, ${wording}, `),
+    wording: `doRebalance, {group}, ${wording.replace(/\\/g, "")}, {mq}`,
     read(message) {
       const groups = full.exec(message)?.groups;
       const mq = groups && parseMessageQueue(groups.mq!);
@@ -103,22 +106,54 @@ function perQueue(name: string, wording: string, action: string, { suffix = "", 
   };
 }
 
-const RESULT_CHANGED =
-  /^(?:client )?rebalanced result changed\. allocateMessageQueueStrategyName=(?<strategy>.*?), group=(?<group>[^,\s]+), topic=(?<topic>[^,\s]+), clientId=(?<clientId>[^,\s]+), mqAllSize=(?<mqAll>\d+), cidAllSize=(?<cidAll>\d+), rebalanceResultSize=(?<size>\d+), rebalanceResultSet=(?<set>.*)$/;
+/**
+ * `name=value, name=value` pairs whose values may hold `[…]` lists with commas of their own (`rebalanceResultSet=[…]`).
+ */
+export function readPairs(text: string): Map<string, string> {
+  const pairs = new Map<string, string>();
+  let depth = 0;
+  let start = 0;
+  const take = (end: number) => {
+    const part = text.slice(start, end).trim();
+    const eq = part.indexOf("=");
+    if (eq > 0) pairs.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "[" || c === "{" || c === "(") depth++;
+    else if (c === "]" || c === "}" || c === ")") depth = Math.max(0, depth - 1);
+    else if (c === "," && depth === 0) {
+      take(i);
+      start = i + 1;
+    }
+  }
+  take(text.length);
+  return pairs;
+}
 
 const resultChanged: Template = {
   name: "rebalance_result_changed",
-  head: /^(?:client )?rebalanced result changed\. /,
+  // 4.x/5.x `… clientId={}, mqAllSize={}, cidAllSize={}, rebalanceResultSize={}, rebalanceResultSet={}`; 3.x
+  // `… ConsumerId={}, rebalanceSize={}, rebalanceMqSet={}`.
+  head: /(?:client )?rebalanced result changed\. /,
+  wording: "rebalanced result changed. allocateMessageQueueStrategyName={}, group={}, topic={}, clientId={}, mqAllSize={}, cidAllSize={}, rebalanceResultSize={}, rebalanceResultSet={}",
   read(message) {
-    const g = RESULT_CHANGED.exec(message)?.groups;
-    if (!g) return undefined;
-    const queues = parseMessageQueueList(g.set!);
-    const [mqAllSize, cidAllSize, rebalanceResultSize] = [safeInt(g.mqAll), safeInt(g.cidAll), safeInt(g.size)];
-    if (!queues || !parseClientId(g.clientId!) || mqAllSize === undefined || cidAllSize === undefined || rebalanceResultSize === undefined) {
-      return undefined;
-    }
-    const detail = { action: "result", allocatedBy: "client", strategy: g.strategy!, mqAllSize, cidAllSize, rebalanceResultSize, queues: queues.map(queueName) };
-    return [{ kind: "rebalance", clientId: g.clientId!, group: g.group!, topic: g.topic!, detail }];
+    const pairs = readPairs(message.replace(/^(?:client )?rebalanced result changed\. /, ""));
+    const [group, topic, clientId] = [pairs.get("group"), pairs.get("topic"), pairs.get("clientId") ?? pairs.get("ConsumerId")];
+    const set = pairs.get("rebalanceResultSet") ?? pairs.get("rebalanceMqSet");
+    const queues = set === undefined ? undefined : parseMessageQueueList(set);
+    if (!group || !topic || !clientId || !queues || !parseClientId(clientId)) return undefined;
+    const size = (name: string) => (pairs.has(name) ? safeInt(pairs.get(name)) : undefined);
+    const detail = {
+      action: "result",
+      allocatedBy: "client",
+      strategy: pairs.get("allocateMessageQueueStrategyName"),
+      mqAllSize: size("mqAllSize"),
+      cidAllSize: size("cidAllSize"),
+      rebalanceResultSize: size("rebalanceResultSize") ?? size("rebalanceSize"),
+      queues: queues.map(queueName),
+    };
+    return [{ kind: "rebalance", clientId, group, topic, detail }];
   },
 };
 
@@ -127,7 +162,8 @@ const BROKER_RESULT_CHANGED =
 
 const brokerResultChanged: Template = {
   name: "broker_rebalance_result_changed",
-  head: /^broker rebalanced result changed[.,]/,
+  head: /broker rebalanced result changed[.,]/,
+  wording: "broker rebalanced result changed. allocateMessageQueueStrategyName={}, group={}, topic={}, clientId={}, assignmentSet={}",
   read(message) {
     const g = BROKER_RESULT_CHANGED.exec(message)?.groups;
     const queues = g && parseMessageQueueList(g.set!);
@@ -146,7 +182,8 @@ function difference(a: string[], b: string[]): string[] {
 
 const assignmentsChanged: Template = {
   name: "assignments_changed",
-  head: /^Assignments of topic=\S* has changed, /,
+  head: /Assignments of topic=\S* has changed, /,
+  wording: "Assignments of topic={} has changed, {} => {}, clientId={}",
   read(message) {
     const g = ASSIGNMENTS_CHANGED.exec(message)?.groups;
     const before = g && parseGrpcAssignments(g.before!);
@@ -170,7 +207,8 @@ const DROP_MQ =
 
 const dropMq: Template = {
   name: "drop_mq",
-  head: /^Drop message queue (?:according to the latest assignment|because it is expired)/,
+  head: /Drop message queue (?:according to the latest assignment|because it is expired)/,
+  wording: "Drop message queue according to the latest assignmentList, mq={}, clientId={}",
   read(message) {
     const g = DROP_MQ.exec(message)?.groups;
     const mq = g && parseGrpcMessageQueue(g.mq!);
@@ -182,7 +220,8 @@ const dropMq: Template = {
 
 const rebalanceTrigger: Template = {
   name: "rebalance_trigger",
-  head: /^receive broker's notification\[/,
+  head: /receive broker's notification\[/,
+  wording: "receive broker's notification[{}], the consumer group: {} changed, rebalance immediately",
   read(message) {
     const g = /^receive broker's notification\[(?<broker>[^\]]*)\], the consumer group: (?<group>\S+) changed, rebalance immediately$/.exec(
       message,
@@ -194,7 +233,8 @@ const rebalanceTrigger: Template = {
 
 const processQueueDropped: Template = {
   name: "process_queue_dropped",
-  head: /^processQueue is dropped without process consume result\. /,
+  head: /processQueue is dropped without process consume result\. /,
+  wording: "processQueue is dropped without process consume result. messageQueue={}, msgs={}",
   read(message) {
     const g = new RegExp(`^processQueue is dropped without process consume result\\. messageQueue=${MQ}, msgs=(?<msgs>.*)$`).exec(message)?.groups;
     const mq = g && parseMessageQueue(g.mq!);
@@ -212,13 +252,14 @@ const SEND_EXPIRE_BACK =
 
 const sendExpireMsgBack: Template = {
   name: "send_expire_msg_back",
-  head: /^send expire msg back\. /,
+  head: /send expire msg back\. /,
+  wording: "send expire msg back. topic={}, msgId={}, storeHost={}, queueId={}, queueOffset={}",
   read(message) {
     const g = SEND_EXPIRE_BACK.exec(message)?.groups;
     const [queueId, queueOffset] = [safeInt(g?.queueId), safeInt(g?.queueOffset)];
     if (!g || queueId === undefined || queueOffset === undefined) return undefined;
     // The line names the queue id and the broker's address but not the broker name, so `queue` stays unknown.
-    const detail = { contextName: "TIME_OUT", storeHost: g.storeHost!, queueId };
+    const detail = { action: "consume_timeout", contextName: "TIME_OUT", storeHost: g.storeHost!, queueId };
     return [{ kind: "consume_end", aboutMessages: true, success: false, topic: g.topic!, msgId: present(g.msgId), queueOffset, detail }];
   },
 };
@@ -243,14 +284,15 @@ function splitConsumeException(message: string): { error: string; group: string;
 
 const consumeException: Template = {
   name: "consume_exception",
-  head: /^consumeMessage exception: /,
+  head: /consumeMessage exception: /,
+  wording: "consumeMessage exception: {} Group: {} Msgs: {} MQ: {}",
   read(message) {
     const parts = splitConsumeException(message);
     const mq = parts && parseMessageQueue(parts.mq);
     if (!parts || !mq) return undefined;
     const messages = parseMessages(parts.msgs);
     const base = { kind: "consume_end" as const, aboutMessages: true, success: false, group: parts.group, ...queueOf(mq) };
-    const detail = (m?: MessageToken) => ({ contextName: "EXCEPTION", error: parts.error, keys: m && keysOf([m]) });
+    const detail = (m?: MessageToken) => ({ action: "consume_exception", contextName: "EXCEPTION", error: parts.error, keys: m && keysOf([m]) });
     if (messages.length === 0) return [{ ...base, detail: detail() }];
     return messages.map((m) => ({ ...base, ...messageFields(m), detail: detail(m) }));
   },
@@ -262,7 +304,8 @@ const PRODUCER_RESEND =
 
 const producerResend: Template = {
   name: "producer_resend",
-  head: /^sendKernelImpl exception, resend at once, /,
+  head: /sendKernelImpl exception, resend at once, /,
+  wording: "sendKernelImpl exception, resend at once, InvokeID: {}, RT: {}ms, Broker: {}",
   read(message) {
     const g = PRODUCER_RESEND.exec(message)?.groups;
     if (!g) return undefined;
@@ -270,6 +313,7 @@ const producerResend: Template = {
     const rtMs = g.rt === "%s" ? null : safeInt(g.rt);
     if (mq === undefined || rtMs === undefined) return undefined;
     const detail = {
+      action: "producer_resend",
       invokeId: g.invokeId === "%s" ? undefined : g.invokeId,
       rtMs: rtMs ?? undefined,
       broker: mq?.brokerName,
@@ -282,7 +326,9 @@ const producerResend: Template = {
 /** The `log.warn(msg.toString())` that follows a resend line: the only place the retried message's id is logged. */
 const producerResendMessage: Template = {
   name: "producer_resend_message",
-  head: /^Message(?:\{topic=| \[topic=)/,
+  head: /Message(?:\{topic=| \[topic=)/,
+  wording: "Message{topic='{}', flag={}, properties={…UNIQ_KEY={}…}, …}",
+  atStart: true,
   read(message) {
     const messages = parseMessages(message);
     const only = messages.length === 1 ? messages[0]! : undefined;
@@ -294,6 +340,7 @@ const producerResendMessage: Template = {
 const producerSendFailed: Template = {
   name: "producer_send_failed",
   head: /Send \[\d+\] times, still failed, /,
+  wording: "Send [{}] times, still failed, cost [{}]ms, Topic: {}, BrokersSent: [{}]",
   read(message) {
     const g = /Send \[(?<times>\d+)\] times, still failed, cost \[(?<cost>\d+)\]ms, Topic: (?<topic>[^,\s]+), BrokersSent: \[(?<brokers>[^\]]*)\]/.exec(
       message,
@@ -308,12 +355,13 @@ const producerSendFailed: Template = {
 
 const consumeDirectly: Template = {
   name: "consume_directly",
-  head: /^consumeMessageDirectly receive new message: /,
+  head: /consumeMessageDirectly receive new message: /,
+  wording: "consumeMessageDirectly receive new message: {}",
   read(message) {
     const m = parseMessages(message.slice("consumeMessageDirectly receive new message: ".length))[0];
     if (!m || (m.msgId === null && m.topic === null)) return undefined;
     const queue = m.brokerName !== null && m.queueId !== null ? queueName({ brokerName: m.brokerName, queueId: m.queueId }) : null;
-    return [{ kind: "consume_start", aboutMessages: true, topic: m.topic, queue, ...messageFields(m), detail: { direct: true, keys: keysOf([m]) } }];
+    return [{ kind: "consume_start", aboutMessages: true, topic: m.topic, queue, ...messageFields(m), detail: { action: "consume_directly", direct: true, keys: keysOf([m]) } }];
   },
 };
 
@@ -321,7 +369,8 @@ function lifecycle(name: string, wording: string, action: string): Template {
   const full = new RegExp(`^the consumer \\[(?<group>[^\\]\\s]+)\\] ${wording}\\.?$`);
   return {
     name,
-    head: new RegExp(`^the consumer \\[[^\\]]*\\] ${wording}`),
+    head: new RegExp(`the consumer \\[[^\\]]*\\] ${wording}`),
+    wording: `the consumer [{group}] ${wording}`,
     read(message) {
       const group = full.exec(message)?.groups?.group;
       return group === undefined ? undefined : [{ kind: "instance_lifecycle", group, detail: { action } }];
@@ -329,8 +378,36 @@ function lifecycle(name: string, wording: string, action: string): Template {
   };
 }
 
-/** Checked in order; the first whose head matches decides the line. */
-const TEMPLATES: Template[] = [
+/** A line naming one queue (`MessageQueue [...]`) anywhere after its head: the C++ client's and old clients' wordings. */
+function queueLine(name: string, head: RegExp, wording: string, kind: EventKind, action: string, extra: (message: string) => Detail = () => ({})): Template {
+  return {
+    name,
+    head,
+    wording,
+    read(message) {
+      const mq = /MessageQueue \[[^\]]*\]/.exec(message);
+      const queue = mq && parseMessageQueue(mq[0]);
+      if (!queue) return undefined;
+      const group = /(?:consumerGroup=|group=|GroupName )([^,\s\]]+)/.exec(message)?.[1];
+      return [{ kind, group, ...queueOf(queue), detail: { action, ...extra(message) } }];
+    },
+  };
+}
+
+function clientLifecycle(name: string, head: RegExp, wording: string, action: string, read: (m: RegExpExecArray) => Partial<Draft> = () => ({})): Template {
+  return {
+    name,
+    head,
+    wording,
+    read(message) {
+      const m = new RegExp(`^(?:${head.source})`).exec(message);
+      return m ? [{ kind: "instance_lifecycle", ...read(m), detail: { action, ...read(m).detail } }] : undefined;
+    },
+  };
+}
+
+/** Checked in order at the earliest head found; the first whose head matches there decides the line. */
+export const TEMPLATES: Template[] = [
   resultChanged,
   brokerResultChanged,
   perQueue("rebalance_remove_mq", "remove unnecessary mq", "remove", { suffix: "(?:, because pull is pause.*)?" }),
@@ -351,20 +428,73 @@ const TEMPLATES: Template[] = [
   consumeDirectly,
   lifecycle("consumer_start", "start OK", "start"),
   lifecycle("consumer_shutdown", "shutdown OK", "shutdown"),
+  // The C++ client (rocketmq-client-cpp 1.x/2.x): `Drop mq:{mq},because not responsive`, `Add mq:{mq}, request initial offset:{n}`
+  queueLine("cpp_drop_mq", /Drop mq:\s*MessageQueue \[/, "Drop mq:{mq},because not responsive | according Pull timeout.", "rebalance", "remove", (m) => ({
+    reason: /not responsive/.test(m) ? "not_responsive" : /Pull timeout/.test(m) ? "pull_timeout" : undefined,
+  })),
+  queueLine("cpp_add_mq", /Add mq:\s*MessageQueue \[/, "Add mq:{mq}, request initial offset:{}", "rebalance", "add"),
+  queueLine("cpp_start_pull", /Start to pull MessageQueue \[/, "Start to pull {mq}, offset:{}, GroupName {}", "rebalance", "add"),
+  queueLine("cpp_pull_request_dropped", /Pull request for queue\[MessageQueue \[/, "Pull request for queue[{mq}] has been set as dropped", "rebalance", "dropped"),
+  // 3.x: `doRebalance, {group}, add a new pull request PullRequest [consumerGroup={}, messageQueue={mq}, …]`
+  queueLine("rebalance_add_pull_request", /doRebalance, [^,]*, add a new pull request /, "doRebalance, {group}, add a new pull request {}", "rebalance", "add"),
+  queueLine("pull_request_dropped", /the pull request\[PullRequest \[/, "the pull request[{}] is dropped.", "rebalance", "dropped"),
+  queueLine("orderly_queue_dropped", /the message queue not be able to consume, because it's dropped\./, "the message queue not be able to consume, because it's dropped. group={} {mq}", "rebalance", "dropped"),
+  queueLine("lite_pull_cancelled", /The Pull Task is cancelled after doPullTask, /, "The Pull Task is cancelled after doPullTask, {mq}", "rebalance", "dropped"),
+  {
+    name: "offset_reset",
+    head: /invoke reset offset operation from broker\. /,
+    wording: "invoke reset offset operation from broker. brokerAddr={}, topic={}, group={}, timestamp={}",
+    read(message) {
+      const pairs = readPairs(message.slice(message.indexOf(". ") + 2));
+      const group = pairs.get("group");
+      if (group === undefined) return undefined;
+      const resetTo = safeInt(pairs.get("timestamp"));
+      return [{ kind: "instance_lifecycle", group, topic: pairs.get("topic"), detail: { action: "offset_reset", brokerAddr: pairs.get("brokerAddr"), resetTo } }];
+    },
+  },
+  clientLifecycle(
+    "unregister_client",
+    /unregister client\[Producer: (\S+) Consumer: (\S+)\] from broker\[/,
+    "unregister client[Producer: {} Consumer: {}] from broker[{}] success",
+    "unregister_client",
+    (m) => ({ group: present(m[2]) ?? undefined, detail: { producerGroup: present(m[1]) ?? undefined } }),
+  ),
+  clientLifecycle("producer_start", /the (?:producer|client factory) \[([^\]]*)\] start OK/, "the producer [{}] start OK", "start", () => ({ detail: { role: "producer" } })),
+  clientLifecycle("producer_shutdown", /the (?:producer|client factory) \[([^\]]*)\] shutdown OK/, "the producer [{}] shutdown OK", "shutdown", () => ({ detail: { role: "producer" } })),
+  clientLifecycle("cpp_producer_start", /DefaultMQ(?:Producer|PushConsumer|PullConsumer):(\S+) start/, "DefaultMQProducer:{group} start", "start", (m) => ({ group: m[1] })),
+  clientLifecycle(
+    "close_channel",
+    /closeChannel: close the connection to remote address\[([^\]]*)\] result: (\w+)/,
+    "closeChannel: close the connection to remote address[{}] result: {}",
+    "channel_closed",
+    (m) => ({ detail: { remoteAddress: m[1], closed: m[2] === "true" } }),
+  ),
+  clientLifecycle("netty_client_close", /NETTY CLIENT PIPELINE: CLOSE (\S+)/, "NETTY CLIENT PIPELINE: CLOSE {}", "channel_closed", (m) => ({ detail: { remoteAddress: m[1] } })),
+  clientLifecycle(
+    "go_consume_panic",
+    /consumeMessage(?:Concurrently|Orderly) panic/,
+    "consumeMessageConcurrently panic (consumerGroup={}, underlayError={})",
+    "consume_exception",
+  ),
 ];
+
+const TEMPLATE_SET = new TemplateSet(TEMPLATES);
+const DEFAULT_OFFSET = ROCKETMQ_UTC_OFFSET;
 
 const KEYLESS_KINDS: ReadonlySet<EventKind> = new Set(["rebalance", "instance_lifecycle"]);
 
 /**
  * The clientId on the line names the process; otherwise the caller's instance does. A bare host from the caller
- * gains the pid the 5.x prefix prints, so it matches the `ip@pid` that clientId lines of the same process give.
+ * gains the pid the prefix prints (5.x `[%pid]`, Spring Boot), so it matches the `ip@pid` that clientId lines of
+ * the same process give. A host the shipping envelope names (compose service, syslog host, CSV column) comes last.
  */
-function identify(clientId: string | undefined, prefix: LogPrefix, ctx: ParseContext): { instance: string | null; raw?: string } {
+function identify(clientId: string | undefined, line: DecodedLine, ctx: ParseContext): { instance: string | null; raw?: string } {
   if (clientId !== undefined) return { instance: canonicalInstance(clientId).canonical, raw: clientId };
-  if (ctx.instance === undefined || ctx.instance.trim() === "") return { instance: null };
-  const identity = canonicalInstance(ctx.instance);
-  const withPid = identity.process === undefined && prefix.pid !== null ? `${identity.host}@${prefix.pid}` : identity.canonical;
-  return { instance: withPid, raw: ctx.instance };
+  const given = ctx.instance !== undefined && ctx.instance.trim() !== "" ? ctx.instance : line.envelope.host;
+  if (given === undefined || given.trim() === "") return { instance: null };
+  const identity = canonicalInstance(given);
+  const withPid = identity.process === undefined && line.pid !== null ? `${identity.host}@${line.pid}` : identity.canonical;
+  return { instance: withPid, raw: given };
 }
 
 function compact(detail: Detail): { [key: string]: DetailValue } {
@@ -376,15 +506,15 @@ function compact(detail: Detail): { [key: string]: DetailValue } {
  * id the line does not give is kept as the nearest keyless kind (instance_lifecycle; rebalance stays rebalance) and
  * marked `detail.unkeyed`, its template telling what it was.
  */
-function finish(draft: Draft, template: string, prefix: LogPrefix, line: string, index: number, ctx: ParseContext): NormalizedEvent {
-  const who = identify(draft.clientId, prefix, ctx);
+function finish(draft: Draft, template: string, line: DecodedLine, index: number, ctx: ParseContext): NormalizedEvent {
+  const who = identify(draft.clientId, line, ctx);
   const msgId = draft.msgId ?? null;
   const unkeyed = draft.aboutMessages === true && msgId === null;
   return {
-    id: recordFingerprint(FORMAT, ctx.instance ?? "", line, index),
+    id: recordFingerprint(FORMAT, ctx.instance ?? "", line.raw, index),
     kind: unkeyed && !KEYLESS_KINDS.has(draft.kind) ? "instance_lifecycle" : draft.kind,
-    ts: prefix.ts,
-    tsPrecision: prefix.precision,
+    ts: line.time.ts,
+    tsPrecision: line.time.precision,
     bizKey: null,
     msgId,
     offsetMsgId: draft.offsetMsgId ?? null,
@@ -397,25 +527,43 @@ function finish(draft: Draft, template: string, prefix: LogPrefix, line: string,
     retryTimes: draft.retryTimes ?? null,
     redelivered: null,
     success: draft.success ?? null,
-    detail: compact({ template, ...draft.detail, instanceRaw: who.raw, unkeyed: unkeyed || undefined }),
+    detail: compact({
+      template,
+      ...draft.detail,
+      instanceRaw: who.raw,
+      unkeyed: unkeyed || undefined,
+      exception: line.envelope.exception,
+      dateFrom: line.time.dateFrom,
+      timeFrom: line.time.timeFrom,
+    }),
     source: ctx.source,
   };
 }
 
+/** One line on its own (no stack trace after it can be attached): the first line of a record. */
+function parseFirstLine(line: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
+  const decoded = decodeLine(line, TEMPLATE_SET, options);
+  if (decoded.kind === "none") return { events: [], skipped: true };
+  const template = decoded.match.template;
+  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
+  const drafts = template.read(decoded.match.message, decoded.line);
+  if (drafts === undefined || typeof drafts === "string") return { events: [], issue: unreadable(template.name, lineNo, drafts) };
+  return { events: drafts.map((draft, index) => finish(draft, template.name, decoded.line, index, ctx)) };
+}
+
+export function openClientLog(ctx: ParseContext): LineParser {
+  const options = inputOptions(ctx, DEFAULT_OFFSET);
+  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+}
+
+/** One line read as a whole input. */
 export function parseClientLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const decoded = decodeLogPrefix(line, ctx.utcOffset ?? ROCKETMQ_UTC_OFFSET);
-  if (!decoded) return { events: [], skipped: true };
-  const message = decoded.ok ? decoded.prefix.message : decoded.message;
-  const template = TEMPLATES.find((t) => t.head.test(message));
-  if (!template) return { events: [], skipped: true };
-  if (!decoded.ok) return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
-  const drafts = template.read(message);
-  if (!drafts) {
-    return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: the line's fields do not parse` } };
-  }
-  return { events: drafts.map((draft, index) => finish(draft, template.name, decoded.prefix, line, index, ctx)) };
+  const parser = openClientLog(ctx);
+  const first = parser.line(line, lineNo);
+  const rest = parser.end();
+  return { ...first, events: [...first.events, ...rest.events] };
 }
 
 export function parse(text: string, ctx: ParseContext): ParseResult {
-  return parseLines(text, (line, lineNo) => parseClientLogLine(line, lineNo, ctx));
+  return parseLines(text, openClientLog(ctx));
 }

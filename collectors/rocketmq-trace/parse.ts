@@ -4,7 +4,7 @@ import { recordFingerprint } from "../fingerprint.ts";
 import { parseLines, type LineResult, type ParseContext, type ParseIssue, type ParseIssueCode, type ParseResult } from "../types.ts";
 
 /**
- * RocketMQ message-trace bodies (topic RMQ_SYS_TRACE_TOPIC; /work/shared/reference/formats.md §1). Input is NDJSON,
+ * RocketMQ message-trace bodies (topic RMQ_SYS_TRACE_TOPIC; see README.md for the layouts and their sources). Input is NDJSON,
  * one trace message per line: `{bornHost, body, storeTimestamp?, msgId?}`. The bornHost travels with the body
  * because in Java clients 4.9+ it is the only consumer identity a trace has.
  */

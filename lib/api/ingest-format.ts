@@ -1,5 +1,5 @@
 import { findFormat, formatNames } from "../../collectors/registry.ts";
-import { parseLines, type ParseContext } from "../../collectors/types.ts";
+import { parseLines, type LineResult, type ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { validateEvent } from "../events/validate.ts";
@@ -51,15 +51,16 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   const text = await readBodyLimited(request, maxBodyBytes());
   const rejected: IngestResponse["rejected"] = [];
   const events: NormalizedEvent[] = [];
-  const parsed = parseLines(text, (line, lineNo) => {
-    const result = format.parseLine(line, lineNo, ctx);
+  const parser = format.open(ctx);
+  const keep = (result: LineResult, lineNo: number): LineResult => {
     for (const event of result.events) {
       const checked = validateEvent(event);
       if (checked.ok) events.push(checked.event);
-      else rejected.push({ line: lineNo, reason: checked.reason });
+      else rejected.push({ line: result.line ?? lineNo, reason: checked.reason });
     }
     return { ...result, events: [] };
-  });
+  };
+  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, lineNo), lineNo), end: () => keep(parser.end(), 0) });
   for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { findFormat } from "../../collectors/registry.ts";
-import type { ParseContext } from "../../collectors/types.ts";
+import type { LineParser, LineResult, ParseContext } from "../../collectors/types.ts";
 import { readLines } from "../ingest/line-reader.ts";
 import { runIngest } from "../ingest/pipeline.ts";
 import type { EventSink } from "../ingest/sink.ts";
@@ -66,14 +66,18 @@ export async function loadDemoDay(options: LoadDemoOptions): Promise<DemoResult>
           accepted: result.accepted + accepted,
           rejected: result.rejected + rejected,
         });
-      const summary = await runIngest({
-        lines: readLines(Readable.from([Buffer.from(text, "utf8")])),
-        parseLine: (line, lineNo) => {
-          const parsed = format.parseLine(line, lineNo, ctx);
+      // The simulator's day may run past now; events from the future would be refused later, so they are counted here.
+      const pastOnly = (parser: LineParser): LineParser => {
+        const keep = (parsed: LineResult): LineResult => {
           const past = parsed.events.filter((e) => e.ts <= options.now);
           result.future += parsed.events.length - past.length;
           return { ...parsed, events: past };
-        },
+        };
+        return { line: (line, lineNo) => keep(parser.line(line, lineNo)), end: () => keep(parser.end()) };
+      };
+      const summary = await runIngest({
+        lines: readLines(Readable.from([Buffer.from(text, "utf8")])),
+        parser: pastOnly(format.open(ctx)),
         sink: options.sink,
         onProgress: (p) => progress(p.accepted, p.rejected),
       });

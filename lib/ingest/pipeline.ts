@@ -1,4 +1,4 @@
-import type { LineResult, ParseIssue } from "../../collectors/types.ts";
+import type { LineParser, LineResult, ParseIssue } from "../../collectors/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { RawLine } from "./line-reader.ts";
 import type { EventSink } from "./sink.ts";
@@ -26,7 +26,8 @@ export interface IngestSummary extends IngestProgress {
 
 export interface PipelineOptions {
   lines: AsyncIterable<RawLine>;
-  parseLine: (line: string, lineNo: number) => LineResult;
+  /** The input's parser; `end()` is called when the input ends and when a followed file goes quiet. */
+  parser: LineParser;
   sink: EventSink;
   /** Events per batch sent to the sink. */
   batchSize?: number;
@@ -100,10 +101,18 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
 
   let batch: Batch = { events: [], lineOf: [], bytes: 0, endOffset: 0, endLine: 0 };
   let lastLineAt = Date.now();
+  /** Whether the open record, if any, has been completed by `end()` since the last line. */
+  let ended = false;
   // The loop is suspended waiting for the next line while this runs, so swapping the batch here is safe.
   const idleFlush = options.flushAfterMs
     ? setInterval(() => {
-        if (batch.events.length === 0 || Date.now() - lastLineAt < options.flushAfterMs!) return;
+        if (Date.now() - lastLineAt < options.flushAfterMs!) return;
+        // A record that a quiet file left open (a line whose stack trace may still follow) is complete by now.
+        if (!ended) {
+          ended = true;
+          take(options.parser.end(), batch.endLine);
+        }
+        if (batch.events.length === 0) return;
         send(batch);
         batch = { events: [], lineOf: [], bytes: 0, endOffset: batch.endOffset, endLine: batch.endLine };
       }, Math.max(10, Math.floor(options.flushAfterMs / 2)))
@@ -112,6 +121,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     for await (const raw of options.lines) {
       if (failure) break;
       lastLineAt = Date.now();
+      ended = false;
       ingestLine(raw);
       if (batch.events.length >= batchSize || batch.bytes >= batchBytes) {
         send(batch);
@@ -124,11 +134,23 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   } finally {
     clearInterval(idleFlush);
   }
+  if (!failure && !ended) take(options.parser.end(), batch.endLine);
   if (!failure && (batch.events.length > 0 || batch.endOffset > progress.committedOffset)) send(batch);
   await chain;
   if (failure) throw failure;
   options.onProgress?.(progress);
   return { ...progress, rejections: rejections.sort((a, b) => a.line - b.line), elapsedMs: Date.now() - started };
+
+  /** A parser's result: its events go into the batch under the line they came from. */
+  function take(result: LineResult, lineNo: number): void {
+    if (result.issue) reject(result.issue);
+    if (result.skipped) progress.skipped++;
+    for (const event of result.events) {
+      batch.events.push(event);
+      batch.lineOf.push(result.line ?? lineNo);
+    }
+    progress.events += result.events.length;
+  }
 
   function ingestLine(raw: RawLine): void {
     progress.lines++;
@@ -137,14 +159,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     if ("problem" in raw) {
       reject({ line: raw.lineNo, code: raw.problem, reason: raw.problem === "too_long" ? "line is longer than the limit" : "line is not valid UTF-8" });
     } else if (raw.text.trim() !== "") {
-      const result = options.parseLine(raw.text, raw.lineNo);
-      if (result.issue) reject(result.issue);
-      if (result.skipped) progress.skipped++;
-      for (const event of result.events) {
-        batch.events.push(event);
-        batch.lineOf.push(raw.lineNo);
-      }
-      progress.events += result.events.length;
+      take(options.parser.line(raw.text, raw.lineNo), raw.lineNo);
     }
     batch.endOffset = raw.endOffset;
     batch.endLine = raw.lineNo;

@@ -35,7 +35,7 @@ for (const format of FORMATS) {
       for (const fixture of fixtures) {
         const text = readFileSync(path.join(testdata, fixture), "utf8");
         const ctx = { source: `${format.name}:testdata/${fixture}`, instance: "10.0.0.5@4121" };
-        const result = parseLines(text, (line, lineNo) => format.parseLine(line, lineNo, ctx));
+        const result = parseLines(text, format.open(ctx));
         const ids = new Set<string>();
         for (const event of result.events) {
           const checked = validateEvent(event);

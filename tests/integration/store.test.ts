@@ -17,7 +17,7 @@ const story = path.join(import.meta.dirname, "..", "fixtures", "rebalance-story"
 function storyEvents(file: string, format: string, instance?: string): NormalizedEvent[] {
   const collector = findFormat(format)!;
   const ctx = { source: `${format}:${file}`, ...(instance ? { instance } : {}) };
-  return parseLines(readFileSync(path.join(story, file), "utf8"), (line, n) => collector.parseLine(line, n, ctx)).events;
+  return parseLines(readFileSync(path.join(story, file), "utf8"), collector.open(ctx)).events;
 }
 import { backends } from "../helpers/stores.ts";
 

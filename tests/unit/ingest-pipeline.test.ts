@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { describe, it } from "node:test";
-import type { LineResult } from "../../collectors/types.ts";
+import { lineByLine, type LineResult } from "../../collectors/types.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { readLines } from "../../lib/ingest/line-reader.ts";
 import { runIngest } from "../../lib/ingest/pipeline.ts";
@@ -49,7 +49,7 @@ describe("ingest pipeline", () => {
   it("stores every event once, counts duplicates, issues and skipped lines, and numbers rejections by source line", async () => {
     const { sink, stored } = memorySink({ refuse: "e4" });
     const lines = ["e1", "bad", "e2", "noise", "e2", "e3", "e4", "e5"];
-    const summary = await runIngest({ lines: input(lines), parseLine, sink, batchSize: 2 });
+    const summary = await runIngest({ lines: input(lines), parser: lineByLine(parseLine), sink, batchSize: 2 });
     assert.deepEqual([...stored].sort(), ["e1", "e2", "e3", "e5"]);
     assert.deepEqual(
       { lines: summary.lines, events: summary.events, accepted: summary.accepted, duplicates: summary.duplicates, rejected: summary.rejected, skipped: summary.skipped },
@@ -71,14 +71,14 @@ describe("ingest pipeline", () => {
       },
       async close() {},
     };
-    await runIngest({ lines: input(["a", "b", "c", "d", "e", "f"]), parseLine, sink, batchSize: 2, inFlight: 3, onCommit: (offset) => void commits.push(offset) });
+    await runIngest({ lines: input(["a", "b", "c", "d", "e", "f"]), parser: lineByLine(parseLine), sink, batchSize: 2, inFlight: 3, onCommit: (offset) => void commits.push(offset) });
     assert.deepEqual(commits, [...commits].sort((a, b) => a - b));
     assert.equal(commits.at(-1), 12);
   });
 
   it("stops at a fatal sink error and reports it", async () => {
     const { sink } = memorySink({ failOn: "e3" });
-    await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parseLine, sink, batchSize: 1 }), /store is gone/);
+    await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parser: lineByLine(parseLine), sink, batchSize: 1 }), /store is gone/);
   });
 });
 

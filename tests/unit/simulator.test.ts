@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { runSimulate } from "../../cli/simulate.ts";
 import { UsageError } from "../../cli/ingest.ts";
 import { findFormat } from "../../collectors/registry.ts";
-import type { ParseIssue } from "../../collectors/types.ts";
+import type { LineResult, ParseIssue } from "../../collectors/types.ts";
 import { CAUSES, DEDUP_LAYERS, DEFECTS, OUTCOMES } from "../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { SIM_EPOCH } from "../../lib/simulator/clock.ts";
@@ -34,11 +34,13 @@ function parseRun(result: SimulationResult): Parsed {
     const ctx = { source: `${entry.format}:${entry.path}`, ...(entry.instance ? { instance: entry.instance } : {}) };
     const lines = file.text.split("\n");
     lines.pop();
-    lines.forEach((line, i) => {
-      const outcome = format.parseLine(line, i + 1, ctx);
+    const parser = format.open(ctx);
+    const take = (outcome: LineResult) => {
       parsed.events.push(...outcome.events);
       if (outcome.issue) parsed.issues.push({ ...outcome.issue, file: entry.path });
-    });
+    };
+    lines.forEach((line, i) => take(parser.line(line, i + 1)));
+    take(parser.end());
   }
   return parsed;
 }

@@ -1,4 +1,4 @@
-// Assembles the fixture bodies from field lists written per /work/shared/reference/formats.md §1. It does not use
+// Assembles the fixture bodies from field lists written per docs/formats.md §1. It does not use
 // parse.ts on purpose: the fixtures must pin the wire format, not whatever the parser's own formatter writes.
 // Run: node collectors/rocketmq-trace/testdata/make-fixtures.mjs   (then regenerate the goldens, see README.md)
 import { writeFileSync } from "node:fs";

@@ -1,0 +1,226 @@
+import type { NormalizedEvent } from "../../lib/events/model.ts";
+import type { LineParser, LineResult, ParseContext } from "../types.ts";
+import { exceptionClass, unwrap, type Envelope } from "./envelope.ts";
+import { findTimestamp, type FoundTime, type TimeLookup } from "./timestamp.ts";
+
+/**
+ * Prefix-agnostic reading of application log lines (Java clients' logback/log4j/log4j2 files, the C++ and Go
+ * clients, whatever shipping wrapped around them). A line is recognised by its message: every template's fixed
+ * head is searched for in the line, not expected at a fixed column; what stands before it is the layout's prefix,
+ * where the timestamp, level and pid are looked for; what a layout appends after the message (`(logger:line)`,
+ * ` (org.apache.kafka….ConsumerCoordinator)`) is cut off. A line that matches no template is skipped; stack trace
+ * lines after a matched line belong to its record and name its exception.
+ */
+
+export interface MessageTemplate<T> {
+  name: string;
+  /** The fixed words the message starts with (no `^`): searched anywhere in the line. */
+  head: RegExp;
+  /** The template in words, `{}` for the values: shown by `dupscope explain`. */
+  wording: string;
+  /**
+   * The head must start the message: the text before it has to end like a layout prefix (`- `, `: `, `] `, a
+   * level, or nothing). For heads that could also occur inside another message.
+   */
+  atStart?: boolean;
+  /** A time the message itself carries (librdkafka's epoch seconds), used when the prefix has none. */
+  ownTime?(message: string, text: string): TimeLookup;
+  /**
+   * Reads the message (from the head to the end, trailer cut): what it reports (nothing, for a recognised line
+   * that carries no evidence), or why its fields do not parse (a reason, or undefined for a generic one).
+   */
+  read(message: string, line: DecodedLine): T[] | string | undefined;
+}
+
+export interface DecodedLine {
+  /** The whole physical line as it arrived. */
+  raw: string;
+  envelope: Envelope;
+  /** The text before the message: the layout's prefix. */
+  prefix: string;
+  time: FoundTime;
+  level: string | null;
+  /** A process id the layout printed (`[%pid]`, Spring Boot's `INFO 12345 ---`). */
+  pid: number | null;
+}
+
+export interface TemplateMatch<T> {
+  template: MessageTemplate<T>;
+  index: number;
+  message: string;
+}
+
+const BOUNDARY = "(?<![\\w$])";
+const PREFIX_END = /(?:^|[-:\]|>)}]\s*|\s(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|NOTICE)\s+|^\s*)$/;
+// `(logger)`, `(logger:line)`, `(File.java:123)` that log4j/logback layouts append; only names with a dot or a line
+// number, so a message's own closing parenthesis stays.
+const TRAILER = /\s*\((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:\.java)?(?::\d+)?\)\s*$/;
+const TRAILER_NEEDS = /[.:]/;
+
+/** A set of templates searched together: one regular expression finds the earliest head of any of them. */
+export class TemplateSet<T> {
+  readonly templates: readonly MessageTemplate<T>[];
+  private readonly any: RegExp;
+  private readonly sticky: RegExp[];
+
+  constructor(templates: readonly MessageTemplate<T>[]) {
+    this.templates = templates;
+    this.any = new RegExp(templates.map((t) => `${BOUNDARY}(?:${t.head.source})`).join("|"), "g");
+    this.sticky = templates.map((t) => new RegExp(t.head.source, "y"));
+  }
+
+  /** The first template whose head occurs in `text` at a plausible place, searching left to right. */
+  find(text: string): TemplateMatch<T> | undefined {
+    this.any.lastIndex = 0;
+    for (let m = this.any.exec(text); m; m = this.any.exec(text)) {
+      for (let i = 0; i < this.templates.length; i++) {
+        const template = this.templates[i]!;
+        const sticky = this.sticky[i]!;
+        sticky.lastIndex = m.index;
+        if (!sticky.test(text)) continue;
+        if (template.atStart && !PREFIX_END.test(text.slice(Math.max(0, m.index - 40), m.index))) continue;
+        return { template, index: m.index, message: cutTrailer(text.slice(m.index)) };
+      }
+      this.any.lastIndex = m.index + 1;
+    }
+    return undefined;
+  }
+}
+
+/** The issue of a recognised line whose fields do not parse. */
+export function unreadable(template: string, lineNo: number, reason: string | undefined) {
+  return { line: lineNo, code: "invalid_field" as const, reason: `${template}: ${reason ?? "the line's fields do not parse"}` };
+}
+
+export function cutTrailer(text: string): string {
+  // Tab-separated layouts put more columns after the message.
+  const tab = text.indexOf("\t");
+  const message = tab < 0 ? text : text.slice(0, tab);
+  const trailer = TRAILER.exec(message);
+  const cut = trailer && TRAILER_NEEDS.test(trailer[0]) ? message.slice(0, trailer.index) : message;
+  return cut.trimEnd();
+}
+
+const LEVEL = /(?<![\w-])(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE|NOTICE|CRITICAL)(?![\w-])|\[(trace|debug|info|notice|warning|warn|error|critical|fatal)\]|(?:^|\s)level=(\w+)/;
+const PID = /(?:^|\s)(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\s+\[(\d{1,8})\]|(?:^|\s)(\d{1,8}) --- /;
+
+export interface DecodeOptions {
+  utcOffset: string;
+  date?: string;
+  /** Epoch ms for lines that print no time and follow none that did: the file's modification time. */
+  inputTime?: number;
+  /** The last time a line of this input printed, for the lines after it that print none (kept by the caller, per input). */
+  memory?: { lastTime?: FoundTime };
+}
+
+const TIME_SCAN = 64;
+
+export type LineDecoding<T> =
+  | { kind: "none"; envelope: Envelope }
+  | { kind: "bad_time"; match: TemplateMatch<T>; reason: string }
+  | { kind: "ok"; match: TemplateMatch<T>; line: DecodedLine };
+
+/** Unwraps the line, finds the template and reads the prefix's time, level and pid. */
+export function decodeLine<T>(raw: string, set: TemplateSet<T>, options: DecodeOptions): LineDecoding<T> {
+  const envelope = unwrap(raw, options);
+  const match = set.find(envelope.text);
+  if (!match) {
+    if (options.memory) {
+      const seen = findTimestamp(envelope.text.slice(0, TIME_SCAN), options) ?? envelope.time;
+      if (seen?.ok) options.memory.lastTime = seen.time;
+    }
+    return { kind: "none", envelope };
+  }
+  const prefix = envelope.text.slice(0, match.index);
+  // The application's own stamp first; the envelope's (JSON field, kubectl, syslog) when the prefix has none.
+  const own = findTimestamp(prefix, options);
+  const time = own?.ok ? own : (match.template.ownTime?.(match.message, envelope.text) ?? envelope.time ?? own ?? borrowedTime(options));
+  if (!time) return { kind: "bad_time", match, reason: "no timestamp on the line" };
+  if (!time.ok) return { kind: "bad_time", match, reason: time.reason };
+  if (options.memory && time.time.timeFrom === undefined) options.memory.lastTime = time.time;
+  const level = LEVEL.exec(prefix);
+  const pid = PID.exec(prefix);
+  return {
+    kind: "ok",
+    match,
+    line: {
+      raw,
+      envelope,
+      prefix,
+      time: time.time,
+      level: envelope.level ?? level?.[1] ?? level?.[2] ?? level?.[3] ?? null,
+      pid: pid ? Number(pid[1] ?? pid[2]) : null,
+    },
+  };
+}
+
+/** A time for a line that prints none: the previous line's, else the input's own. */
+function borrowedTime(options: DecodeOptions): TimeLookup {
+  const last = options.memory?.lastTime;
+  if (last) return { ok: true, time: { ...last, index: -1, length: 0, timeFrom: "previous_line" } };
+  if (options.inputTime !== undefined) {
+    return { ok: true, time: { ts: options.inputTime, precision: "s", index: -1, length: 0, text: "", zoned: true, timeFrom: "input" } };
+  }
+  return undefined;
+}
+
+/** Lines that continue a Java log record: stack frames, `Caused by:`, an exception's first line, indented text. */
+const CONTINUATION = /^(?:\s+\S|at [\w$.<>]+\(|\.\.\. \d+ (?:more|common frames omitted)|Caused by: |Suppressed: |Exception in thread |[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:Exception|Error|Throwable)\b(?::|$))/;
+
+export function isContinuation(line: string): boolean {
+  return CONTINUATION.test(line);
+}
+
+/** The most the record keeps of its continuation lines, to find the exception. */
+const MAX_CONTINUATION_SCAN = 8;
+
+/**
+ * A LineParser over `parseRecord` that keeps each record's events until the lines after it show whether a stack
+ * trace follows: its exception class goes to `detail.exception` of the record's events.
+ */
+export function javaRecords(parseFirstLine: (line: string, lineNo: number) => LineResult): LineParser {
+  let open: { events: NormalizedEvent[]; lineNo: number; scanned: number; exception?: string } | undefined;
+  let inRecord = false;
+
+  const release = (): LineResult => {
+    if (!open) return { events: [] };
+    const { events, lineNo, exception } = open;
+    open = undefined;
+    if (events.length === 0) return { events: [] };
+    const withException = exception === undefined ? events : events.map((e) => (e.detail.exception !== undefined ? e : { ...e, detail: { ...e.detail, exception } }));
+    return { events: withException, line: lineNo };
+  };
+
+  return {
+    line(text, lineNo) {
+      if (inRecord && isContinuation(text)) {
+        if (open && open.exception === undefined && open.scanned < MAX_CONTINUATION_SCAN) {
+          open.scanned++;
+          open.exception = exceptionClass(text);
+        }
+        return { events: [], continuation: true };
+      }
+      const released = release();
+      const result = parseFirstLine(text, lineNo);
+      inRecord = true;
+      if (result.events.length > 0) open = { events: result.events, lineNo, scanned: 0 };
+      const ownException = result.events.find((e) => typeof e.detail.exception === "string");
+      if (open && ownException) open.exception = ownException.detail.exception as string;
+      return { ...released, ...(result.issue ? { issue: result.issue } : {}), ...(result.skipped ? { skipped: true } : {}) };
+    },
+    end() {
+      inRecord = false;
+      return release();
+    },
+  };
+}
+
+/** Decoding options for one input: the caller's offset when given, else the format's default, and a memory of its times. */
+export function inputOptions(ctx: ParseContext, fallback: string): DecodeOptions {
+  return {
+    utcOffset: ctx.utcOffset ?? fallback,
+    ...(ctx.date ? { date: ctx.date } : {}),
+    ...(ctx.inputTime !== undefined ? { inputTime: ctx.inputTime } : {}),
+    memory: {},
+  };
+}
