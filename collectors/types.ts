@@ -65,6 +65,17 @@ export interface LineParser {
   end(): LineResult;
 }
 
+/** One line read as a whole input: its record is complete at the end of it. */
+export function parseAlone(parser: LineParser, line: string, lineNo: number): LineResult {
+  const first = parser.line(line, lineNo);
+  const rest = parser.end();
+  const result: LineResult = { events: [...first.events, ...rest.events] };
+  const issue = first.issue ?? rest.issue;
+  if (issue) result.issue = issue;
+  if (first.skipped || rest.skipped) result.skipped = true;
+  return result;
+}
+
 /** A parser for formats whose every record is one line. */
 export function lineByLine(parseLine: (line: string, lineNo: number) => LineResult): LineParser {
   return { line: parseLine, end: () => ({ events: [] }) };

@@ -188,6 +188,34 @@ function fromCsv(text: string, options: EnvelopeOptions): Omit<Envelope, "layers
   return { text: message, time: stamp === undefined ? undefined : findTimestamp(stamp, options) };
 }
 
+/** Encodings whose whole line is a record of fields: the message is one of them. */
+interface InnerDecoder {
+  layer: string;
+  /** A cheap look at the line before the decoder reads it. */
+  test(text: string): boolean;
+  read(text: string, options: EnvelopeOptions): Omit<Envelope, "layers"> | undefined;
+}
+
+function fromJsonLine(text: string, options: EnvelopeOptions): Omit<Envelope, "layers"> | undefined {
+  const json = parseJsonObject(text);
+  return json && fromJson(json, options);
+}
+
+const INNER: InnerDecoder[] = [
+  { layer: "json", test: (text) => text.startsWith("{"), read: fromJsonLine },
+  { layer: "csv", test: (text) => CSV_ROW.test(text), read: fromCsv },
+  { layer: "logfmt", test: (text) => LOGFMT.test(text), read: fromLogfmt },
+];
+
+/** The first inner encoding that reads the line, and what it read. */
+function decodeInner(text: string, options: EnvelopeOptions): { layer: string; read: Omit<Envelope, "layers"> } | undefined {
+  for (const decoder of INNER) {
+    const read = decoder.test(text) ? decoder.read(text, options) : undefined;
+    if (read) return { layer: decoder.layer, read };
+  }
+  return undefined;
+}
+
 /** Takes every envelope off one physical line; a plain line comes back as it is, with no layers. */
 export function unwrap(line: string, options: EnvelopeOptions): Envelope {
   const envelope: Envelope = { text: line, layers: [] };
@@ -223,28 +251,11 @@ export function unwrap(line: string, options: EnvelopeOptions): Envelope {
       envelope.layers.push("syslog");
       continue;
     }
-    const json = parseJsonObject(text);
-    const fromObject = json && fromJson(json, options);
-    if (fromObject) {
-      mergeInner(envelope, fromObject);
-      envelope.layers.push("json");
+    const inner = decodeInner(text, options);
+    if (inner) {
+      mergeInner(envelope, inner.read);
+      envelope.layers.push(inner.layer);
       continue;
-    }
-    if (CSV_ROW.test(text)) {
-      const fromRow = fromCsv(text, options);
-      if (fromRow) {
-        mergeInner(envelope, fromRow);
-        envelope.layers.push("csv");
-        continue;
-      }
-    }
-    if (LOGFMT.test(text)) {
-      const fromPairs = fromLogfmt(text, options);
-      if (fromPairs) {
-        mergeInner(envelope, fromPairs);
-        envelope.layers.push("logfmt");
-        continue;
-      }
     }
     break;
   }

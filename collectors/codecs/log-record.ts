@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import type { LineParser, LineResult, ParseContext } from "../types.ts";
 import { exceptionClass, unwrap, type Envelope } from "./envelope.ts";
-import { findTimestamp, type FoundTime, type TimeLookup } from "./timestamp.ts";
+import { borrowedTime, findTimestamp, type FoundTime, type TimeLookup } from "./timestamp.ts";
 
 /**
  * Prefix-agnostic reading of application log lines (Java clients' logback/log4j/log4j2 files, the C++ and Go
@@ -87,9 +87,51 @@ export class TemplateSet<T> {
   }
 }
 
-/** The issue of a recognised line whose fields do not parse. */
-export function unreadable(template: string, lineNo: number, reason: string | undefined) {
-  return { line: lineNo, code: "invalid_field" as const, reason: `${template}: ${reason ?? "the line's fields do not parse"}` };
+/**
+ * A template read from its own head's match: `read` gets the head's groups at the start of the message. The anchored
+ * copy of the head is compiled once, not per line.
+ */
+export function headTemplate<T>(
+  name: string,
+  head: RegExp,
+  wording: string,
+  read: (m: RegExpExecArray, message: string, line: DecodedLine) => T[] | string | undefined,
+): MessageTemplate<T> {
+  const anchored = new RegExp(`^(?:${head.source})`);
+  return {
+    name,
+    head,
+    wording,
+    read(message, line) {
+      const m = anchored.exec(message);
+      return m ? read(m, message, line) : undefined;
+    },
+  };
+}
+
+/**
+ * One line of a template-based format: found and decoded, read by its template, turned into events by the format.
+ * A line no template matches is skipped; a template that recognises the line but reports nothing counts it skipped
+ * too; a recognised line with an unusable time or fields is an invalid_field issue naming the template.
+ */
+export function readTemplateLine<T>(
+  raw: string,
+  lineNo: number,
+  set: TemplateSet<T>,
+  options: DecodeOptions,
+  toEvents: (drafts: T[], line: DecodedLine, template: string) => NormalizedEvent[],
+  describe: (template: string, problem: { time?: string; fields?: string }) => string = (template, p) => `${template}: ${p.time ?? p.fields ?? "the line's fields do not parse"}`,
+): LineResult {
+  const decoded = decodeLine(raw, set, options);
+  if (decoded.kind === "none") return { events: [], skipped: true };
+  const template = decoded.match.template;
+  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: describe(template.name, { time: decoded.reason }) } };
+  const drafts = template.read(decoded.match.message, decoded.line);
+  if (drafts === undefined || typeof drafts === "string") {
+    return { events: [], issue: { line: lineNo, code: "invalid_field", reason: describe(template.name, drafts === undefined ? {} : { fields: drafts }) } };
+  }
+  const events = drafts.length === 0 ? [] : toEvents(drafts, decoded.line, template.name);
+  return events.length === 0 ? { events: [], skipped: true } : { events };
 }
 
 export function cutTrailer(text: string): string {
@@ -134,7 +176,7 @@ export function decodeLine<T>(raw: string, set: TemplateSet<T>, options: DecodeO
   const prefix = envelope.text.slice(0, match.index);
   // The application's own stamp first; the envelope's (JSON field, kubectl, syslog) when the prefix has none.
   const own = findTimestamp(prefix, options);
-  const time = own?.ok ? own : (match.template.ownTime?.(match.message, envelope.text) ?? envelope.time ?? own ?? borrowedTime(options));
+  const time = own?.ok ? own : (match.template.ownTime?.(match.message, envelope.text) ?? envelope.time ?? own ?? borrowed(options));
   if (!time) return { kind: "bad_time", match, reason: "no timestamp on the line" };
   if (!time.ok) return { kind: "bad_time", match, reason: time.reason };
   if (options.memory && time.time.timeFrom === undefined) options.memory.lastTime = time.time;
@@ -154,14 +196,9 @@ export function decodeLine<T>(raw: string, set: TemplateSet<T>, options: DecodeO
   };
 }
 
-/** A time for a line that prints none: the previous line's, else the input's own. */
-function borrowedTime(options: DecodeOptions): TimeLookup {
-  const last = options.memory?.lastTime;
-  if (last) return { ok: true, time: { ...last, index: -1, length: 0, timeFrom: "previous_line" } };
-  if (options.inputTime !== undefined) {
-    return { ok: true, time: { ts: options.inputTime, precision: "s", index: -1, length: 0, text: "", zoned: true, timeFrom: "input" } };
-  }
-  return undefined;
+function borrowed(options: DecodeOptions): TimeLookup {
+  const time = borrowedTime(options.memory?.lastTime, options.inputTime);
+  return time && { ok: true, time };
 }
 
 /** Lines that continue a Java log record: stack frames, `Caused by:`, an exception's first line, indented text. */

@@ -170,3 +170,10 @@ export function epochTime(value: number, text: string): TimeLookup {
   const precision = Number.isInteger(value) && value < 1e11 ? "s" : "ms";
   return { ok: true, time: { ts: Math.floor(ms), precision, index: 0, length: text.length, text, zoned: true } };
 }
+
+/** The time of a line that prints none: the last time a line before it printed, else the input's own time. */
+export function borrowedTime(last: FoundTime | undefined, inputTime: number | undefined): FoundTime | undefined {
+  if (last) return { ...last, index: -1, length: 0, timeFrom: "previous_line" };
+  if (inputTime !== undefined) return { ts: inputTime, precision: "s", index: -1, length: 0, text: "", zoned: true, timeFrom: "input" };
+  return undefined;
+}

@@ -1,9 +1,9 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
+import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../fingerprint.ts";
-import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * Kafka consumer logs: the lines that say when a consumer joined its group, gave up, received or lost partitions,
@@ -95,12 +95,13 @@ function rdkafkaPartitions(text: string): TopicPartition[] {
  * kafka-python). `undefined` when the list does not parse, so the line is reported rather than read as fewer.
  */
 function partitionTemplate(name: string, head: RegExp, action: "revoke" | "assign" | "lost", wording: string): Template {
+  const full = new RegExp(`^(${head.source}:?)\\s*(.*?)(?: for group (\\S+))?$`);
   return {
     name,
     head,
     wording,
     read(message) {
-      const m = new RegExp(`^(${head.source}:?)\\s*(.*?)(?: for group (\\S+))?$`).exec(message);
+      const m = full.exec(message);
       if (!m) return undefined;
       const partitions = parsePartitions(m[2]!);
       if (typeof partitions === "string") return `partitions: ${partitions}`;
@@ -111,15 +112,7 @@ function partitionTemplate(name: string, head: RegExp, action: "revoke" | "assig
 
 /** A message whose template names no partitions; `detail.template` is the words it matched. */
 function simple(name: string, head: RegExp, action: ConsumerAction, wording: string, read: (m: RegExpExecArray, message: string) => Partial<Draft> = () => ({})): Template {
-  return {
-    name,
-    head,
-    wording,
-    read(message) {
-      const m = new RegExp(`^(?:${head.source})`).exec(message);
-      return m ? [{ action, wording: m[0], ...read(m, message) }] : undefined;
-    },
-  };
+  return headTemplate(name, head, wording, (m, message) => [{ action, wording: m[0], ...read(m, message) }]);
 }
 
 /** 2.5+ prints the Generation object; older clients print only the number. */
@@ -170,19 +163,12 @@ function rdkafkaTime(text: string): TimeLookup {
  * its message whatever framed it (`%7|epoch|FAC|client| [thrd:main]: `, `LOG-7-FAC: `, an application logger).
  */
 function rdkafkaTemplate(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft[]): Template {
-  return {
-    name,
-    head,
-    wording,
-    ownTime: (_message, text) => rdkafkaTime(text),
-    read(message, line) {
-      const m = new RegExp(`^(?:${head.source})`).exec(message);
-      if (!m) return undefined;
-      const group = /Group "([^"]*)"/.exec(message)?.[1];
-      const clientId = /\|([^|\s]+#(?:consumer|producer)-\d+)\|/.exec(line.raw)?.[1];
-      return read(m).map((d) => ({ ...d, group: d.group ?? group, detail: { ...d.detail, clientId } }));
-    },
-  };
+  const template = headTemplate<Draft>(name, head, wording, (m, message, line) => {
+    const group = /Group "([^"]*)"/.exec(message)?.[1];
+    const clientId = /\|([^|\s]+#(?:consumer|producer)-\d+)\|/.exec(line.raw)?.[1];
+    return read(m).map((d) => ({ ...d, group: d.group ?? group, detail: { ...d.detail, clientId } }));
+  });
+  return { ...template, ownTime: (_message, text) => rdkafkaTime(text) };
 }
 
 /** A join-state change names what the consumer does next. */
@@ -338,8 +324,7 @@ function compact(detail: { [key: string]: DetailValue | undefined }): { [key: st
   return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
 }
 
-function eventsOf(draft: Draft, line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
-  const member = memberOf(line);
+function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
   // A Connect worker's group is not a consumer group: its rebalances move connectors and tasks, not partitions.
   const action: ConsumerAction = member?.type === "Worker" ? "worker_rebalance" : draft.action;
   const group = member ? member.groupId : (draft.group ?? line.envelope.fields?.groupId ?? null);
@@ -383,34 +368,26 @@ function eventsOf(draft: Draft, line: DecodedLine, ctx: ParseContext): Normalize
   return draft.partitions.map((p) => base(p));
 }
 
-function parseFirstLine(raw: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
-  const decoded = decodeLine(raw, TEMPLATE_SET, options);
-  if (decoded.kind === "none") return { events: [], skipped: true };
-  const template = decoded.match.template;
-  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `timestamp: ${decoded.reason}` } };
-  const drafts = template.read(decoded.match.message, decoded.line);
-  if (drafts === undefined || typeof drafts === "string") {
-    return { events: [], issue: typeof drafts === "string" ? { line: lineNo, code: "invalid_field", reason: drafts } : unreadable(template.name, lineNo, drafts) };
-  }
-  // A template that recognised the line but found nothing to report (a poll-timeout leave, a librdkafka state
-  // change that moves no partition) counts it as skipped.
-  const member = memberOf(decoded.line);
-  // Worker-only wordings (`Rebalance started`) mean something else outside a Connect worker's prefix.
-  const kept = drafts.filter((d) => !d.worker || member?.type === "Worker");
-  if (kept.length === 0) return { events: [], skipped: true };
-  return { events: kept.flatMap((draft) => eventsOf(draft, decoded.line, ctx)) };
+/** Worker-only wordings (`Rebalance started`) mean something else outside a Connect worker's prefix. */
+function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
+  const member = memberOf(line);
+  return drafts.filter((d) => !d.worker || member?.type === "Worker").flatMap((draft) => eventsOf(draft, member, line, ctx));
+}
+
+/** Kafka's issues name what is wrong (`timestamp: …`, `partitions: …`) rather than the template. */
+function describe(template: string, problem: { time?: string; fields?: string }): string {
+  if (problem.time !== undefined) return `timestamp: ${problem.time}`;
+  return problem.fields ?? `${template}: the line's fields do not parse`;
 }
 
 export function openKafkaClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
-  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx), describe));
 }
 
 /** One line read as a whole input. */
 export function parseKafkaClientLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const parser = openKafkaClientLog(ctx);
-  const first = parser.line(line, lineNo);
-  return { ...first, events: [...first.events, ...parser.end().events] };
+  return parseAlone(openKafkaClientLog(ctx), line, lineNo);
 }
 
 /** Never throws for any input text; throws for a ParseContext.utcOffset that is not an offset (configuration). */

@@ -1,9 +1,9 @@
 import { MAX_TS, MIN_TS, type DetailValue, type NormalizedEvent } from "../../lib/events/model.ts";
 import { unwrap } from "../codecs/envelope.ts";
-import { findTimestamp, type FoundTime } from "../codecs/timestamp.ts";
+import { borrowedTime, findTimestamp, type FoundTime } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../fingerprint.ts";
 import { channelIdentity, connectionIdentity } from "../rabbitmq-firehose/identity.ts";
-import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RabbitMQ's own log, 3.6 → 4.x: the records that say a consumer's channel or connection ended with deliveries
@@ -170,15 +170,9 @@ function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefi
   // A pasted or cut line without a time: `[error] <0.1373.0> …`, or a known message on its own.
   const timeless = /^(?:\[(\w+)\] (<[\d.]+>) )?/.exec(text)!;
   const rest = text.slice(timeless[0].length);
-  if ((timeless[0] !== "" || KNOWN_START.test(rest)) && !/^\d/.test(text)) {
-    const borrowed = lastTime
-      ? { ...lastTime, timeFrom: "previous_line" as const }
-      : ctx.inputTime !== undefined
-        ? { ts: ctx.inputTime, precision: "s" as const, index: -1, length: 0, text: "", zoned: true, timeFrom: "input" as const }
-        : undefined;
-    if (borrowed && (timeless[0] !== "" || KNOWN_START.test(rest))) {
-      return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
-    }
+  const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest)) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
+  if (borrowed) {
+    return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
   }
   if (envelope.layers.includes("json")) {
     const time = envelope.time;
@@ -497,10 +491,7 @@ function keyOf(record: LogRecord): string {
 
 /** One line read as a whole input. */
 export function parseServerLogLine(raw: string, lineNo: number, ctx: ParseContext): LineResult {
-  const parser = openServerLog(ctx);
-  const first = parser.line(raw, lineNo);
-  const rest = parser.end();
-  return { events: [...first.events, ...rest.events], ...(rest.issue ? { issue: rest.issue } : {}), ...(first.skipped || rest.skipped ? { skipped: true } : {}) };
+  return parseAlone(openServerLog(ctx), raw, lineNo);
 }
 
 /** Never throws for any input text; throws for a ParseContext.utcOffset that is not an offset (configuration). */

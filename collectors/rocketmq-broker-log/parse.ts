@@ -1,10 +1,10 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
+import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { parseChannel } from "../codecs/rocketmq-tokens.ts";
 import { recordFingerprint } from "../fingerprint.ts";
 import { ROCKETMQ_UTC_OFFSET } from "../rocketmq-client-log/parse.ts";
-import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RocketMQ broker logs: consumer connections coming and going in `broker.log` (who owned a group's queues, and when a
@@ -53,15 +53,7 @@ function lifecycle(
 // ClientChannelInfo holds brackets of its own, so a channel runs to the last `]` before the fixed tail.
 /** A broker line about a consumer group or a connection that names no ClientChannelInfo. */
 function brokerLine(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft): Template {
-  return {
-    name,
-    head,
-    wording,
-    read(message) {
-      const m = new RegExp(`^(?:${head.source})`).exec(message);
-      return m ? [read(m)] : undefined;
-    },
-  };
+  return headTemplate(name, head, wording, (m) => [read(m)]);
 }
 
 export const TEMPLATES: Template[] = [
@@ -202,26 +194,15 @@ function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseCon
   };
 }
 
-function parseFirstLine(line: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
-  const decoded = decodeLine(line, TEMPLATE_SET, options);
-  if (decoded.kind === "none") return { events: [], skipped: true };
-  const template = decoded.match.template;
-  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
-  const drafts = template.read(decoded.match.message, decoded.line);
-  if (drafts === undefined || typeof drafts === "string") return { events: [], issue: unreadable(template.name, lineNo, drafts) };
-  return { events: drafts.map((draft) => finish(draft, template.name, decoded.line, ctx)) };
-}
-
 export function openBrokerLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
-  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+  const toEvents = (drafts: Draft[], line: DecodedLine, template: string) => drafts.map((draft) => finish(draft, template, line, ctx));
+  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents));
 }
 
 /** One line read as a whole input. */
 export function parseBrokerLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const parser = openBrokerLog(ctx);
-  const first = parser.line(line, lineNo);
-  return { ...first, events: [...first.events, ...parser.end().events] };
+  return parseAlone(openBrokerLog(ctx), line, lineNo);
 }
 
 export function parse(text: string, ctx: ParseContext): ParseResult {

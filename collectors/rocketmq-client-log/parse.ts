@@ -1,6 +1,6 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { decodeLine, inputOptions, javaRecords, TemplateSet, unreadable, type DecodedLine, type DecodeOptions, type MessageTemplate } from "../codecs/log-record.ts";
+import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import {
   parseClientId,
   parseGrpcAssignments,
@@ -13,7 +13,7 @@ import {
   type MessageToken,
 } from "../codecs/rocketmq-tokens.ts";
 import { recordFingerprint } from "../fingerprint.ts";
-import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RocketMQ client logs (`rocketmq_client.log`, 4.x and 5.x remoting clients; `rocketmq-client.log`, 5.x gRPC client):
@@ -395,15 +395,10 @@ function queueLine(name: string, head: RegExp, wording: string, kind: EventKind,
 }
 
 function clientLifecycle(name: string, head: RegExp, wording: string, action: string, read: (m: RegExpExecArray) => Partial<Draft> = () => ({})): Template {
-  return {
-    name,
-    head,
-    wording,
-    read(message) {
-      const m = new RegExp(`^(?:${head.source})`).exec(message);
-      return m ? [{ kind: "instance_lifecycle", ...read(m), detail: { action, ...read(m).detail } }] : undefined;
-    },
-  };
+  return headTemplate(name, head, wording, (m) => {
+    const draft = read(m);
+    return [{ kind: "instance_lifecycle", ...draft, detail: { action, ...draft.detail } }];
+  });
 }
 
 /** Checked in order at the earliest head found; the first whose head matches there decides the line. */
@@ -540,28 +535,15 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
   };
 }
 
-/** One line on its own (no stack trace after it can be attached): the first line of a record. */
-function parseFirstLine(line: string, lineNo: number, ctx: ParseContext, options: DecodeOptions): LineResult {
-  const decoded = decodeLine(line, TEMPLATE_SET, options);
-  if (decoded.kind === "none") return { events: [], skipped: true };
-  const template = decoded.match.template;
-  if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: `${template.name}: ${decoded.reason}` } };
-  const drafts = template.read(decoded.match.message, decoded.line);
-  if (drafts === undefined || typeof drafts === "string") return { events: [], issue: unreadable(template.name, lineNo, drafts) };
-  return { events: drafts.map((draft, index) => finish(draft, template.name, decoded.line, index, ctx)) };
-}
-
 export function openClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
-  return javaRecords((line, lineNo) => parseFirstLine(line, lineNo, ctx, options));
+  const toEvents = (drafts: Draft[], line: DecodedLine, template: string) => drafts.map((draft, index) => finish(draft, template, line, index, ctx));
+  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents));
 }
 
 /** One line read as a whole input. */
 export function parseClientLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {
-  const parser = openClientLog(ctx);
-  const first = parser.line(line, lineNo);
-  const rest = parser.end();
-  return { ...first, events: [...first.events, ...rest.events] };
+  return parseAlone(openClientLog(ctx), line, lineNo);
 }
 
 export function parse(text: string, ctx: ParseContext): ParseResult {
