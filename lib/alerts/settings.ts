@@ -1,4 +1,4 @@
-/** The alerting knobs, from the environment (README "Configuration", docs/alerts.md). */
+/** The alerting knobs, from the environment (docs/configuration.md, docs/alerts.md). */
 
 type Env = Record<string, string | undefined>;
 
