@@ -7,13 +7,18 @@ import { parseUtcOffset } from "../collectors/codecs/log-time.ts";
 import { httpSink } from "../lib/ingest/http-sink.ts";
 import { followFile } from "../lib/ingest/follow.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
+import { sniffLines } from "../lib/ingest/sniff-lines.ts";
+import { UnknownFormatError } from "../collectors/sniff.ts";
 import { runIngest, type IngestSummary } from "../lib/ingest/pipeline.ts";
 import { DEFAULT_RETRY, type EventSink, type RetryPolicy } from "../lib/ingest/sink.ts";
 import { storeSink } from "../lib/ingest/store-sink.ts";
 import { formatSummary, progressReporter } from "./progress.ts";
 
 export interface IngestOptions {
+  /** A format name, or `auto` to tell each file's format from its first lines. */
   format: string;
+  /** `yyyy-MM-dd` for lines whose layout prints no date; default: each file's modification date. */
+  date?: string;
   instance?: string;
   utcOffset?: string;
   source?: string;
@@ -33,28 +38,52 @@ function makeSink(options: IngestOptions, retry: RetryPolicy): Promise<EventSink
   return Promise.resolve(httpSink(options.server, { token: options.token, retry }));
 }
 
-function inputOf(file: string, follow: boolean, signal: AbortSignal): { stream: Readable; size?: number; name: string } {
+interface Input {
+  stream: Readable;
+  size?: number;
+  name: string;
+  /** When the input was last written: the file's modification time, or now for standard input. */
+  modifiedAt: number;
+}
+
+function inputOf(file: string, follow: boolean, signal: AbortSignal): Input {
   if (file === "-") {
     if (follow) throw new UsageError("--follow needs a file, not standard input");
-    return { stream: process.stdin, name: "stdin" };
+    return { stream: process.stdin, name: "stdin", modifiedAt: Date.now() };
   }
-  let size: number;
+  let stat;
   try {
-    size = statSync(file).size;
+    stat = statSync(file);
   } catch (error) {
-    if (follow) return { stream: followFile(file, { signal }), name: path.resolve(file) };
+    if (follow) return { stream: followFile(file, { signal }), name: path.resolve(file), modifiedAt: Date.now() };
     throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  if (follow) return { stream: followFile(file, { signal }), name: path.resolve(file) };
-  return { stream: createReadStream(file, { highWaterMark: 1024 * 1024 }), size, name: path.resolve(file) };
+  if (follow) return { stream: followFile(file, { signal }), name: path.resolve(file), modifiedAt: stat.mtimeMs };
+  return { stream: createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size, name: path.resolve(file), modifiedAt: stat.mtimeMs };
+}
+
+/** A file no format recognises is the caller's to name: a usage error (exit 2), like an unknown format name. */
+function asUsageError(error: unknown): never {
+  throw error instanceof UnknownFormatError ? new UsageError(error.message) : error;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The calendar date of an instant at a UTC offset (`+08:00`), as `yyyy-MM-dd`. */
+function dateAt(ms: number, utcOffset: string): string {
+  return new Date(ms + parseUtcOffset(utcOffset)).toISOString().slice(0, 10);
 }
 
 /** `dupscope ingest`: each file in turn through parse → batch → sink, with progress and a summary per file. */
-export type FileSummary = IngestSummary & { file: string; maxRssKb: number };
+export type FileSummary = IngestSummary & { file: string; format: string; maxRssKb: number };
 
 export async function ingestFiles(files: string[], options: IngestOptions, log: (line: string) => void): Promise<FileSummary[]> {
-  const format = findFormat(options.format);
-  if (!format) throw new UsageError(`unknown format "${options.format}"; one of: ${formatNames()}`);
+  const auto = options.format === "auto";
+  const named = auto ? undefined : findFormat(options.format);
+  if (!auto && !named) throw new UsageError(`unknown format "${options.format}"; one of: auto, ${formatNames()}`);
+  if (options.date !== undefined && (!DATE.test(options.date) || Number.isNaN(Date.parse(options.date)))) {
+    throw new UsageError(`--date must be a calendar date like 2026-11-30, got "${options.date}"`);
+  }
   if (options.utcOffset) {
     try {
       parseUtcOffset(options.utcOffset);
@@ -79,16 +108,21 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
   try {
     for (const file of files) {
       const input = inputOf(file, Boolean(options.follow), abort.signal);
+      const read = readLines(input.stream);
+      const { format, lines } = named ? { format: named, lines: read } : await sniffLines(read, path.basename(input.name)).catch(asUsageError);
+      if (auto && !options.json) log(`${path.basename(input.name)}: format ${format.name}`);
       const ctx: ParseContext = {
         source: options.source ?? `${format.name}:${input.name}`,
         ...(options.instance ? { instance: options.instance } : {}),
         ...(options.utcOffset ? { utcOffset: options.utcOffset } : {}),
+        date: options.date ?? dateAt(input.modifiedAt, options.utcOffset ?? "Z"),
+        inputTime: input.modifiedAt,
       };
       const label = path.basename(input.name);
       const bar = progressReporter(label, input.size, options.progress);
       try {
         const summary = await runIngest({
-          lines: readLines(input.stream),
+          lines,
           parser: format.open(ctx),
           sink,
           batchSize: options.batchSize,
@@ -96,7 +130,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
           onProgress: (p) => bar.update(p),
         });
         bar.stop();
-        summaries.push({ file: input.name, ...summary, maxRssKb: process.resourceUsage().maxRSS });
+        summaries.push({ file: input.name, format: format.name, ...summary, maxRssKb: process.resourceUsage().maxRSS });
         if (!options.json) log(formatSummary(label, summary));
       } finally {
         bar.stop();

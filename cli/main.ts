@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { FORMATS } from "../collectors/registry.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { ingestFiles, UsageError } from "./ingest.ts";
+import { formatExplanation, runExplain } from "./explain.ts";
 import { runSimulate } from "./simulate.ts";
 import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
 import { registerRabbitmqCommands } from "./rabbitmq.ts";
@@ -33,9 +34,10 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
   program
     .command("ingest")
     .description("parse files in one of the formats and store their events (in a running server, or PostgreSQL)")
-    .requiredOption("-f, --format <format>", `input format: ${FORMATS.map((f) => f.name).join(", ")}`)
+    .requiredOption("-f, --format <format>", `input format: auto (told from each file's first lines), ${FORMATS.map((f) => f.name).join(", ")}`)
     .option("-i, --instance <id>", "instance identity for logs whose lines do not carry one (host, ip@pid)")
     .option("--utc-offset <offset>", "UTC offset of zone-less timestamps, e.g. +08:00 (RocketMQ logs default to +08:00, others to Z)")
+    .option("--date <yyyy-MM-dd>", "date of lines whose layout prints only a time (default: the file's modification date)")
     .option("--source <name>", "source name stored on each event (default: <format>:<absolute path>)")
     .option("-F, --follow", "keep reading the file as it grows and across rotation, like tail -F (one file)")
     .option("-s, --server <url>", "dupscope server to send to", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
@@ -48,6 +50,22 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .action(async (files: string[], opts) => {
       const summaries = await ingestFiles(files, { ...opts, progress: opts.progress && Boolean(process.stderr.isTTY) }, log);
       if (opts.json) out(JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2));
+    });
+
+  program
+    .command("explain")
+    .description("show what each line of a file became: format and template, the fields read, or why nothing matched")
+    .argument("<file>", "the file to explain, or - for standard input")
+    .option("-f, --format <format>", `input format: auto or ${FORMATS.map((f) => f.name).join(", ")}`, "auto")
+    .option("-i, --instance <id>", "instance identity for logs whose lines do not carry one")
+    .option("--utc-offset <offset>", "UTC offset of zone-less timestamps, e.g. +08:00")
+    .option("--date <yyyy-MM-dd>", "date of lines whose layout prints only a time")
+    .option("--max-lines <n>", "refuse inputs longer than this", positiveInt, 100_000)
+    .option("--json", "print the explanation as JSON")
+    .action(async (file: string, opts) => {
+      const explanation = await runExplain(file, opts);
+      if (opts.json) out(JSON.stringify(explanation, null, 2));
+      else for (const row of formatExplanation(explanation)) out(row);
     });
 
   program

@@ -1,10 +1,10 @@
-import { openBrokerLog } from "./rocketmq-broker-log/parse.ts";
-import { openClientLog } from "./rocketmq-client-log/parse.ts";
+import { openBrokerLog, TEMPLATES as BROKER_TEMPLATES } from "./rocketmq-broker-log/parse.ts";
+import { openClientLog, TEMPLATES as CLIENT_TEMPLATES } from "./rocketmq-client-log/parse.ts";
 import { parseDedupLine } from "./dedup-log/parse.ts";
 import { parseEventLine } from "./events/parse.ts";
-import { openKafkaClientLog } from "./kafka-client-log/parse.ts";
+import { openKafkaClientLog, TEMPLATES as KAFKA_TEMPLATES } from "./kafka-client-log/parse.ts";
 import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
-import { openServerLog } from "./rabbitmq-server-log/parse.ts";
+import { openServerLog, WORDINGS as RABBITMQ_WORDINGS } from "./rabbitmq-server-log/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
 import { lineByLine, type LineParser, type LineResult, type ParseContext } from "./types.ts";
 
@@ -16,6 +16,13 @@ export interface CollectorFormat {
   folder: string;
   /** A parser for one input (a file, a request body): records may span lines, so it keeps state until `end()`. */
   open(ctx: ParseContext): LineParser;
+  /** The message templates of a log format, by name and in words: what `dupscope explain` compares a line with. */
+  templates?: readonly TemplateWording[];
+}
+
+export interface TemplateWording {
+  name: string;
+  wording: string;
 }
 
 /** For formats whose every record is one line. */
@@ -35,12 +42,14 @@ export const FORMATS: readonly CollectorFormat[] = [
     description: "rocketmq_client.log (4.x and 5.x patterns): rebalances, dropped process queues, consume timeouts and exceptions, producer resends",
     folder: "collectors/rocketmq-client-log",
     open: openClientLog,
+    templates: CLIENT_TEMPLATES,
   },
   {
     name: "rocketmq-broker-log",
     description: "broker.log consumer-group lines and transaction.log check-backs (second precision, GMT+8)",
     folder: "collectors/rocketmq-broker-log",
     open: openBrokerLog,
+    templates: BROKER_TEMPLATES,
   },
   {
     name: "dedup-log",
@@ -53,6 +62,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     description: "Kafka Java consumer logs: group joins, revoked/assigned/lost partitions, poll timeouts",
     folder: "collectors/kafka-client-log",
     open: openKafkaClientLog,
+    templates: KAFKA_TEMPLATES,
   },
   {
     name: "rabbitmq-firehose",
@@ -65,6 +75,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     description: "RabbitMQ server log (3.9+ text format): connections closed unexpectedly, missed heartbeats, consumer ack timeouts (3.12, 3.13-4.2, 4.3), channel errors",
     folder: "collectors/rabbitmq-server-log",
     open: openServerLog,
+    templates: RABBITMQ_WORDINGS,
   },
   {
     name: "events",

@@ -95,6 +95,15 @@ const TIMEOUTS: { pattern: RegExp; template: string; read(m: RegExpExecArray): O
 const FORMATTER_TIMEOUT =
   /^FORMATTER CRASH: \{"Consumer '~ts' on channel ~w and ~ts has timed out[^"]*",\[(?:<<")?([^,"\]]*?)(?:">>)?,(\d+),"queue '(.*?)' in vhost '(.*?)'",(\d+),(\d+)\]\}/;
 
+/** The records this parser reads, in words (for `dupscope explain`). */
+export const WORDINGS: readonly { name: string; wording: string }[] = [
+  { name: "closing", wording: "closing AMQP connection {} ({}): client unexpectedly closed TCP connection | missed heartbeats from client, timeout: {}s" },
+  { name: "connection_error", wording: "Error on AMQP connection {} ({}), channel 0: operation {} caused a connection exception {}: {}" },
+  { name: "channel_error", wording: "Channel error on connection {} ({}), channel {}: operation {} caused a channel exception {}: {}" },
+  { name: "forced_close", wording: 'Closing connection {} because "{}"' },
+  ...TIMEOUTS.map((t, i) => ({ name: `consumer_timeout_${i + 1}`, wording: t.template })),
+];
+
 interface ConsumerTimeout {
   consumerTag: string;
   channel: number;

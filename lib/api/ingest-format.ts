@@ -1,4 +1,5 @@
-import { findFormat, formatNames } from "../../collectors/registry.ts";
+import { findFormat, formatNames, type CollectorFormat } from "../../collectors/registry.ts";
+import { SNIFF_LINES, sniffFormat, UnknownFormatError } from "../../collectors/sniff.ts";
 import { parseLines, type LineResult, type ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../events/model.ts";
@@ -14,7 +15,11 @@ import { maxBodyBytes, readBodyLimited } from "./read-body.ts";
 export interface FormatIngestResponse extends IngestResponse {
   /** Lines that matched no template of the format (stack traces, unrelated log lines): not errors. */
   skipped: number;
+  /** The format the body was read as: the one named, or the one `auto` told from its first lines. */
+  format: string;
 }
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const QUERY_TEXT = /^[\x20-\x7e]{1,255}$/;
 
@@ -31,9 +36,11 @@ function queryValue(url: URL, name: string): string | undefined {
  */
 export async function ingestFormat(request: Request, formatName: string, store: () => Promise<Store>): Promise<FormatIngestResponse> {
   requireIngestToken(request);
-  const format = findFormat(formatName);
-  if (!format) throw new ApiError("not_found", `unknown format "${formatName}"; one of: ${formatNames()}`);
+  const named = formatName === "auto" ? undefined : findFormat(formatName);
+  if (formatName !== "auto" && !named) throw new ApiError("not_found", `unknown format "${formatName}"; one of: auto, ${formatNames()}`);
   const url = new URL(request.url);
+  const date = queryValue(url, "date");
+  if (date !== undefined && (!DATE.test(date) || Number.isNaN(Date.parse(date)))) throw new ApiError("bad_request", `date must be a calendar date like 2026-11-30, got "${date}"`);
   const instance = queryValue(url, "instance");
   const utcOffset = queryValue(url, "utcOffset");
   if (utcOffset) {
@@ -43,12 +50,17 @@ export async function ingestFormat(request: Request, formatName: string, store: 
       throw new ApiError("bad_request", (error as Error).message);
     }
   }
+  const receivedAt = Date.now();
+  const text = await readBodyLimited(request, maxBodyBytes());
+  const format = named ?? sniffBody(text);
+  // Lines that print no date take the request's date (in the body's zone); lines with no time, its arrival.
   const ctx: ParseContext = {
     source: queryValue(url, "source") ?? `${format.name}:http`,
     ...(instance ? { instance } : {}),
     ...(utcOffset ? { utcOffset } : {}),
+    date: date ?? new Date(receivedAt + parseUtcOffset(utcOffset ?? "Z")).toISOString().slice(0, 10),
+    inputTime: receivedAt,
   };
-  const text = await readBodyLimited(request, maxBodyBytes());
   const rejected: IngestResponse["rejected"] = [];
   const events: NormalizedEvent[] = [];
   const parser = format.open(ctx);
@@ -65,5 +77,12 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
   if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length });
-  return { accepted, duplicates, rejected, skipped: parsed.skipped };
+  return { accepted, duplicates, rejected, skipped: parsed.skipped, format: format.name };
+}
+
+function sniffBody(text: string): CollectorFormat {
+  const head = text.slice(0, 4 * 1024 * 1024).split("\n", SNIFF_LINES).map((line) => line.replace(/\r$/, ""));
+  const sniffed = sniffFormat(head);
+  if (!sniffed) throw new ApiError("bad_request", new UnknownFormatError("the body", head.length).message.replace("with --format", "in the path (/api/v1/ingest/{format})"));
+  return sniffed.format;
 }

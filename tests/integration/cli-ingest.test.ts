@@ -156,9 +156,41 @@ for (const backend of backends) {
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
       });
       assert.equal(response.status, 200);
-      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0 });
+      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, format: "rocketmq-client-log" });
       const unknown = await fetch(`${server.url}/api/v1/ingest/syslog`, { method: "POST", body: "x", headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(unknown.status, 404);
+    });
+
+    it("tells each file's format from its first lines with --format auto, on the CLI and over HTTP", async () => {
+      for (const { file, format, instance } of FILES) {
+        const result = await runCli(["ingest", "--format", "auto", ...(instance ? ["--instance", instance] : []), "--server", server.url, "--token", TOKEN, "--json", path.join(story, file)]);
+        assert.equal(result.code, 0, result.stderr);
+        const summary = JSON.parse(result.stdout);
+        assert.equal(summary.format, format, file);
+        assert.equal(summary.accepted, 0, `${file} was stored by the first test already`);
+        assert.ok(summary.duplicates > 0, file);
+      }
+      const response = await fetch(`${server.url}/api/v1/ingest/auto?instance=10.0.0.7@88`, {
+        method: "POST",
+        body: readFileSync(path.join(story, "client-10.0.0.7.log")),
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
+      });
+      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, format: "rocketmq-client-log" });
+      const nothing = await fetch(`${server.url}/api/v1/ingest/auto`, { method: "POST", body: "hello\nworld\n", headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(nothing.status, 400);
+      assert.match((await nothing.json()).error.message, /cannot tell the format of the body/);
+    });
+
+    it("dates time-only lines with --date, or else the file's modification date", async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "dupscope-date-"));
+      const file = path.join(dir, "time-only.log");
+      writeFileSync(file, "20:00:01.204 [RebalanceService] INFO  RocketmqClient - the consumer [cg_date] start OK.\n");
+      const dated = await runCli(["ingest", "--format", "rocketmq-client-log", "--date", "2026-11-29", "--instance", "10.0.0.8@1", "--server", server.url, "--token", TOKEN, "--json", file]);
+      assert.equal(dated.code, 0, dated.stderr);
+      assert.equal(JSON.parse(dated.stdout).accepted, 1);
+      const bad = await runCli(["ingest", "--format", "rocketmq-client-log", "--date", "29/11/2026", file]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--date must be a calendar date/);
     });
   });
 }
@@ -172,6 +204,11 @@ describe("dupscope ingest --database", () => {
 
   it("reports an unknown format and a missing file as usage errors", async () => {
     assert.equal((await runCli(["ingest", "--format", "syslog", "x.log"])).code, 2);
+    const dir = mkdtempSync(path.join(tmpdir(), "dupscope-auto-"));
+    writeFileSync(path.join(dir, "notes.txt"), "nothing a collector knows\n");
+    const unknown = await runCli(["ingest", "--format", "auto", "--server", "http://127.0.0.1:9", path.join(dir, "notes.txt")]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /cannot tell the format of notes.txt/);
     const missing = await runCli(["ingest", "--format", "dedup-log", "/nonexistent/dedup.log"]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read \/nonexistent\/dedup.log: ENOENT/);
