@@ -170,11 +170,9 @@ class FieldReader {
     return Number(raw);
   }
 
-  bool(index: number, name: string): boolean {
-    const raw = this.text(index).toLowerCase();
-    if (raw === "true" || raw === "false") return raw === "true";
-    this.problems.push(`${name} "${clip(this.text(index))}" is not true or false`);
-    return false;
+  /** As Java's Boolean.parseBoolean reads it: `true` in any case is true, anything else false. */
+  bool(index: number): boolean {
+    return this.text(index).toLowerCase() === "true";
   }
 }
 
@@ -221,8 +219,8 @@ function readPub(r: FieldReader, count: number): PubRecord {
     msgType: r.count(11, "msgType"),
   };
   if (count === 12) return fields;
-  if (count === 13) return { ...fields, success: r.bool(12, "success") };
-  const withOffset = { ...fields, offsetMsgId: r.text(12), success: r.bool(13, "success") };
+  if (count === 13) return { ...fields, success: r.bool(12) };
+  const withOffset = { ...fields, offsetMsgId: r.text(12), success: r.bool(13) };
   return count === 15 ? { ...withOffset, clientHost: r.text(14) } : withOffset;
 }
 
@@ -246,7 +244,7 @@ function readSubAfter(r: FieldReader, count: number): SubAfterRecord {
     requestId: r.text(1),
     msgId: r.text(2),
     costTime: r.count(3, "costTime"),
-    success: r.bool(4, "success"),
+    success: r.bool(4),
     keys: splitKeys(r.text(5)),
   };
   if (count === 6) return fields;
@@ -269,7 +267,7 @@ function readEndTransaction(r: FieldReader): EndTransactionRecord {
     msgType: r.count(9, "msgType"),
     transactionId: r.text(10),
     transactionState: r.text(11),
-    fromTransactionCheck: r.bool(12, "fromTransactionCheck"),
+    fromTransactionCheck: r.bool(12),
   };
 }
 
@@ -281,7 +279,7 @@ function readRecall(r: FieldReader): RecallRecord {
     producerGroup: r.text(3),
     topic: r.text(4),
     msgId: r.text(5),
-    success: r.bool(6, "success"),
+    success: r.bool(6),
   };
 }
 
@@ -300,6 +298,18 @@ function readRecord(type: TraceType, r: FieldReader, count: number): TraceRecord
   }
 }
 
+/**
+ * The layout a record of `length` fields was written in. As the Java decoder does, fields past the longest layout are
+ * ignored (a newer client's additions).
+ */
+function layoutOf(type: TraceType, length: number): number | undefined {
+  const counts = FIELD_COUNTS[type];
+  if (counts.includes(length)) return length;
+  const longest = counts[counts.length - 1]!;
+  if (length > longest) return longest;
+  return SHORT_BY_EMPTY_TAIL[type]?.[length];
+}
+
 function expectedCounts(type: TraceType): string {
   const counts = FIELD_COUNTS[type].map(String);
   return counts.length === 1 ? counts[0]! : `${counts.slice(0, -1).join(", ")} or ${counts[counts.length - 1]}`;
@@ -311,7 +321,7 @@ export function parseTraceRecord(fields: readonly string[]): TraceRecordResult {
   if (!isTraceType(type)) {
     return { ok: false, code: "malformed", reason: type === "" ? "empty record" : `unknown record type "${clip(type)}"` };
   }
-  const count = FIELD_COUNTS[type].includes(fields.length) ? fields.length : SHORT_BY_EMPTY_TAIL[type]?.[fields.length];
+  const count = layoutOf(type, fields.length);
   if (count === undefined) {
     return { ok: false, code: "malformed", reason: `${type} has ${fields.length} fields, expected ${expectedCounts(type)}` };
   }
@@ -620,7 +630,8 @@ function bodyEvents(message: TraceMessage, lineNo: number, ctx: ParseContext, pr
     problems.push({ code: "malformed", reason: "body holds no trace record" });
     return [];
   }
-  // Every encoder terminates every record, so an unterminated last record was cut off; its last field may be too.
+  // Every encoder terminates every record, so an unterminated last record may have been cut off. The Java decoder
+  // reads it all the same; so does this, when it reads as a whole record of its layout.
   const terminated = message.body.endsWith(FIELD_SPLITOR);
   // One hash per trace message, not per event: ids are `<message digest>.<record>.<key>`, stable because a body's
   // records and keys keep their order. The canonical host, not the raw bornHost, goes in: a trace producer's
@@ -629,13 +640,12 @@ function bodyEvents(message: TraceMessage, lineNo: number, ctx: ParseContext, pr
   const events: NormalizedEvent[] = [];
   records.forEach((fields, index) => {
     const where = `line ${lineNo}, record ${index + 1} of ${records.length}`;
-    if (!terminated && index === records.length - 1) {
-      problems.push({ code: "malformed", reason: `${where}: not terminated by \\u0002 (truncated body?); skipped` });
-      return;
-    }
+    // The Java decoder passes over records of a type it does not know (a newer client's) and empty ones.
+    if (!isTraceType(fields[0] ?? "")) return;
     const result = recordEvents(fields, index, message, messageId, ctx);
+    const cut = !terminated && index === records.length - 1 ? " (the last record is not terminated by \\u0002: a truncated body?)" : "";
     if (Array.isArray(result)) events.push(...result);
-    else problems.push({ code: result.code, reason: `${where}: ${result.reason}` });
+    else problems.push({ code: result.code, reason: `${where}: ${result.reason}${cut}` });
   });
   return events;
 }
@@ -647,7 +657,9 @@ export function parseTraceMessage(line: string, lineNo: number, ctx: ParseContex
   const problems = [...read.problems];
   const events = bodyEvents(read.message, lineNo, ctx, problems);
   const issue = lineIssue(lineNo, problems);
-  return issue === undefined ? { events } : { events, issue };
+  if (issue !== undefined) return { events, issue };
+  // Only records of types the decoder does not know: not an error, as for the Java decoder, but counted.
+  return events.length === 0 ? { events, skipped: true } : { events };
 }
 
 export function parse(text: string, ctx: ParseContext): ParseResult {
