@@ -146,3 +146,24 @@ describe("properties", () => {
     assert.equal(first.end().events[0]?.detail.action, "connection_lost");
   });
 });
+
+describe("shipping prefixes", () => {
+  const records = [
+    [
+      "2024-10-04 03:23:52.968389-04:00 [warning] <0.5301.0> closing AMQP connection <0.5301.0> (10.20.0.15:40118 -> 10.20.0.5:5672, vhost: 'billing', user: 'invoice'):",
+      "2024-10-04 03:23:52.968389-04:00 [warning] <0.5301.0> client unexpectedly closed TCP connection",
+    ],
+    ["2019-01-02 10:11:12.345 [warning] <0.123.0> closing AMQP connection <0.123.0> (10.0.0.1:5000 -> 10.0.0.2:5672):", "missed heartbeats from client, timeout: 60s"],
+    ["=ERROR REPORT==== 16-Sep-2018::05:49:26 ===", "closing AMQP connection <0.6725.20> (127.0.0.1:50504 -> 127.0.0.1:5672):", "missed heartbeats from client, timeout: 60s"],
+  ];
+  const prefix = fc.constantFrom("rabbitmq-1  | ", "rabbitmq_1           | ", "2024-10-04T07:23:52.968389123Z ");
+
+  it("reads the same records behind a container or kubectl prefix on every physical line", () => {
+    for (const record of records) {
+      const meaning = (lines: string[]) => run(lines.join("\n")).events.map((e) => [e.kind, e.ts, e.detail.action, e.detail.connection, e.detail.heartbeatTimeoutS]);
+      const plain = meaning(record);
+      assert.equal(plain.length, 1, record[0]);
+      fc.assert(fc.property(prefix, (p) => assert.deepEqual(meaning(record.map((line) => p + line)), plain)));
+    }
+  });
+});
