@@ -274,3 +274,17 @@ describe("kafka parser properties", () => {
     );
   });
 });
+
+describe("Spring Kafka container lines", () => {
+  it("take the group of the input's consumer lines when they name one group only", () => {
+    const lines = (groups: string[]) =>
+      [
+        ...groups.map((g) => `2026-11-30 12:00:19.741 INFO  [C-1] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-${g}, groupId=${g}] Adding newly assigned partitions: order-paid-2`),
+        "2026-11-30 12:00:19.788 INFO  [C-1] o.s.k.l.KafkaMessageListenerContainer - partitions assigned: [order-paid-2]",
+      ].join("\n");
+    const one = parse(lines(["points-award"]), ctx).events.at(-1)!;
+    assert.deepEqual([one.group, one.detail.groupFrom], ["points-award", "input"]);
+    const two = parse(lines(["points-award", "coupons"]), ctx).events.at(-1)!;
+    assert.deepEqual([two.group, two.detail.groupFrom], [null, undefined]);
+  });
+});

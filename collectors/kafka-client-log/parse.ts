@@ -324,10 +324,11 @@ function compact(detail: { [key: string]: DetailValue | undefined }): { [key: st
   return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
 }
 
-function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
+function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext, inputGroup: string | undefined): NormalizedEvent[] {
   // A Connect worker's group is not a consumer group: its rebalances move connectors and tasks, not partitions.
   const action: ConsumerAction = member?.type === "Worker" ? "worker_rebalance" : draft.action;
-  const group = member ? member.groupId : (draft.group ?? line.envelope.fields?.groupId ?? null);
+  const named = member ? member.groupId : (draft.group ?? line.envelope.fields?.groupId);
+  const group = named === undefined ? (inputGroup ?? null) : named;
   const clientId = member?.clientId ?? (typeof draft.detail?.clientId === "string" ? draft.detail.clientId : undefined);
   // Default client ids (consumer-<group>-<n>) repeat on every host, so the collector's --instance names the
   // process when it is known; the client id stays in detail.
@@ -356,6 +357,7 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
       ...draft.detail,
       clientId,
       groupInstanceId: member?.groupInstanceId,
+      groupFrom: named === undefined && inputGroup !== undefined ? "input" : undefined,
       partition: queue?.partition,
       partitions: draft.partitions !== undefined && draft.partitions.length === 0 ? [] : undefined,
       exception: line.envelope.exception,
@@ -369,9 +371,13 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
 }
 
 /** Worker-only wordings (`Rebalance started`) mean something else outside a Connect worker's prefix. */
-function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
+function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext, groups: Set<string>): NormalizedEvent[] {
   const member = memberOf(line);
-  return drafts.filter((d) => !d.worker || member?.type === "Worker").flatMap((draft) => eventsOf(draft, member, line, ctx));
+  if (member?.type === "Consumer" && member.groupId !== null) groups.add(member.groupId);
+  // Spring Kafka before 2.3 logs `partitions assigned: […]` without the group: when the input's consumer lines name
+  // one group only, it is that one (`detail.groupFrom: "input"`).
+  const inputGroup = groups.size === 1 ? [...groups][0] : undefined;
+  return drafts.filter((d) => !d.worker || member?.type === "Worker").flatMap((draft) => eventsOf(draft, member, line, ctx, inputGroup));
 }
 
 /** Kafka's issues name what is wrong (`timestamp: …`, `partitions: …`) rather than the template. */
@@ -382,7 +388,8 @@ function describe(template: string, problem: { time?: string; fields?: string })
 
 export function openKafkaClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
-  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx), describe));
+  const groups = new Set<string>();
+  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx, groups), describe));
 }
 
 /** One line read as a whole input. */
