@@ -1,3 +1,4 @@
+import { LIMITS } from "../lib/events/limits.ts";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 
 /**
@@ -90,7 +91,7 @@ export interface ParseResult {
 }
 
 /** Lines longer than this are rejected as `too_long` without being parsed. */
-export const MAX_LINE_BYTES = 1024 * 1024;
+export const MAX_LINE_BYTES = LIMITS.lineBytes;
 
 /** Folds per-line results into one ParseResult; parsers that work line by line use this for their `parse`. */
 export function parseLines(text: string, parser: LineParser | ((line: string, lineNo: number) => LineResult)): ParseResult {

@@ -1,4 +1,5 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
+import { LIMITS } from "../../lib/events/limits.ts";
 import { MAX_TS, MIN_TS, type DetailValue, type EventKind, type NormalizedEvent } from "../../lib/events/model.ts";
 import { recordFingerprint } from "../fingerprint.ts";
 import { parseLines, type LineResult, type ParseContext, type ParseIssue, type ParseIssueCode, type ParseResult } from "../types.ts";
@@ -321,12 +322,18 @@ export function parseTraceRecord(fields: readonly string[]): TraceRecordResult {
   if (!isTraceType(type)) {
     return { ok: false, code: "malformed", reason: type === "" ? "empty record" : `unknown record type "${clip(type)}"` };
   }
+  if (fields.length > LIMITS.fieldsPerRecord) {
+    return { ok: false, code: "malformed", reason: `${type} has ${fields.length} fields; the limit is ${LIMITS.fieldsPerRecord}` };
+  }
   const count = layoutOf(type, fields.length);
   if (count === undefined) {
     return { ok: false, code: "malformed", reason: `${type} has ${fields.length} fields, expected ${expectedCounts(type)}` };
   }
   const reader = new FieldReader(fields);
   const record = readRecord(type, reader, count);
+  if ("keys" in record && record.keys.length > LIMITS.keysPerRecord) {
+    reader.problems.push(`keys holds ${record.keys.length} business keys; the limit is ${LIMITS.keysPerRecord}`);
+  }
   if (reader.problems.length > 0) return { ok: false, code: "invalid_field", reason: `${type}: ${reader.problems.join(", ")}` };
   return { ok: true, record };
 }

@@ -1,3 +1,5 @@
+import { LIMITS } from "../events/limits.ts";
+
 /**
  * Splits an ingest body into records without failing the batch: each bad line becomes a rejection with its
  * 1-based line number (for a JSON array: the element's 1-based position), and good lines carry on.
@@ -45,6 +47,11 @@ export function splitNdjson(text: string): SplitBody {
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, "");
     if (raw.trim() === "") continue;
+    const bytes = Buffer.byteLength(raw);
+    if (bytes > LIMITS.lineBytes) {
+      rejected.push({ line: i + 1, reason: `line is ${bytes} bytes; the limit is ${LIMITS.lineBytes}` });
+      continue;
+    }
     try {
       records.push({ line: i + 1, value: JSON.parse(raw) });
     } catch (error) {

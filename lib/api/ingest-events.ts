@@ -37,13 +37,20 @@ export async function ingestEvents(request: Request, store: () => Promise<Store>
   }
   const rejected = [...split.rejected];
   const events: NormalizedEvent[] = [];
+  const lines: number[] = [];
   for (const record of split.records) {
     const result = validateEvent(record.value);
-    if (result.ok) events.push(result.event);
-    else rejected.push({ line: record.line, reason: result.reason });
+    if (result.ok) {
+      events.push(result.event);
+      lines.push(record.line);
+    } else {
+      rejected.push({ line: record.line, reason: result.reason });
+    }
   }
+  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
+  for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });
   rejected.sort((a, b) => a.line - b.line);
-  const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
+  const { accepted, duplicates } = stored;
   if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, "events", { duplicates, rejected: rejected.length });
   return { accepted, duplicates, rejected };
 }

@@ -63,19 +63,26 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   };
   const rejected: IngestResponse["rejected"] = [];
   const events: NormalizedEvent[] = [];
+  const lines: number[] = [];
   const parser = format.open(ctx);
   const keep = (result: LineResult, lineNo: number): LineResult => {
     for (const event of result.events) {
       const checked = validateEvent(event);
-      if (checked.ok) events.push(checked.event);
-      else rejected.push({ line: result.line ?? lineNo, reason: checked.reason });
+      if (checked.ok) {
+        events.push(checked.event);
+        lines.push(result.line ?? lineNo);
+      } else {
+        rejected.push({ line: result.line ?? lineNo, reason: checked.reason });
+      }
     }
     return { ...result, events: [] };
   };
   const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, lineNo), lineNo), end: () => keep(parser.end(), 0) });
   for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
+  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
+  for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });
   rejected.sort((a, b) => a.line - b.line);
-  const { accepted, duplicates } = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0 };
+  const { accepted, duplicates } = stored;
   if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length });
   return { accepted, duplicates, rejected, skipped: parsed.skipped, format: format.name };
 }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { contentFingerprint } from "./fingerprint.ts";
+import { valueProblem } from "./limits.ts";
 import { eventInputSchema, type NormalizedEvent } from "./model.ts";
 
 export type ValidationResult = { ok: true; event: NormalizedEvent } | { ok: false; reason: string };
@@ -12,6 +13,9 @@ export function formatIssues(error: z.ZodError): string {
 }
 
 export function validateEvent(input: unknown): ValidationResult {
+  // Before zod, whose recursion a value nested thousands deep would overflow.
+  const problem = valueProblem(input);
+  if (problem) return { ok: false, reason: problem };
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error) };
   const { id, ...rest } = parsed.data;

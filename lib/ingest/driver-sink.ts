@@ -12,9 +12,7 @@ import type { EventSink } from "./sink.ts";
 export function driverSink(driver: SqlDriver): EventSink {
   return {
     description: "this process's store",
-    async write(events: NormalizedEvent[]) {
-      return { ...(await insertEvents(driver, events)), rejected: [] };
-    },
+    write: (events: NormalizedEvent[]) => insertEvents(driver, events),
     async close() {},
   };
 }

@@ -29,7 +29,7 @@ export async function storeSink(databaseUrl: string, options: { retry?: RetryPol
     // Not async: the events become COPY text here and nothing keeps the objects alive while the batch is stored.
     write(events: NormalizedEvent[]) {
       const rows = toCopyRows(events);
-      return withRetry(retry, () => insertCopyRows(driver, rows)).then((result) => ({ ...result, rejected: [] }));
+      return withRetry(retry, () => insertCopyRows(driver, rows));
     },
     close: () => driver.close(),
   };

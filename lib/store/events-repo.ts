@@ -1,3 +1,4 @@
+import { storableProblem } from "../events/limits.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "./copy-text.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
@@ -5,6 +6,40 @@ import type { SqlDriver, SqlSession } from "./driver.ts";
 export interface InsertResult {
   accepted: number;
   duplicates: number;
+  /** Events refused, by index into the batch given, with the reason: by the limits, or by the database itself. */
+  rejected: { index: number; reason: string }[];
+}
+
+/**
+ * A database error about one row's data (SQLSTATE class 22, data exception; 54001, too deeply nested): the batch
+ * is not lost for it. The rows are split in halves until the ones the database refuses are found; the others are
+ * stored. Anything else (connection, permission, disk) fails the batch as before, for the caller to retry.
+ */
+function isRowDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("22") || code === "54001");
+}
+
+function dbReason(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return `the database refused it (${e.code}: ${e.message ?? String(error)})`;
+}
+
+/**
+ * Stores `rows` with `write`, or, when the database refuses their data, each half on its own until the rows it
+ * refuses stand alone. Returns the rows stored and the refused ones' positions with the database's reason.
+ */
+async function isolate<T>(rows: T[], write: (rows: T[]) => Promise<number>): Promise<{ stored: number; refused: { at: number; reason: string }[] }> {
+  try {
+    return { stored: await write(rows), refused: [] };
+  } catch (error) {
+    if (!isRowDataError(error)) throw error;
+    if (rows.length === 1) return { stored: 0, refused: [{ at: 0, reason: dbReason(error) }] };
+    const middle = Math.ceil(rows.length / 2);
+    const first = await isolate(rows.slice(0, middle), write);
+    const second = await isolate(rows.slice(middle), write);
+    return { stored: first.stored + second.stored, refused: [...first.refused, ...second.refused.map((r) => ({ ...r, at: r.at + middle }))] };
+  }
 }
 
 /** Rows per statement; bounded so one batch's arrays or COPY text stay a few MB even with large `detail` values. */
@@ -18,20 +53,31 @@ const BATCH_ROWS = 5000;
  */
 export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[]): Promise<InsertResult> {
   if (driver.mode === "postgres") return insertCopyRows(driver, toCopyRows(events));
+  const rejected: InsertResult["rejected"] = [];
+  const storable: { event: NormalizedEvent; index: number }[] = [];
+  events.forEach((event, index) => {
+    const problem = storableProblem(event);
+    if (problem) rejected.push({ index, reason: problem });
+    else storable.push({ event, index });
+  });
   let accepted = 0;
-  for (let start = 0; start < events.length; start += BATCH_ROWS) {
-    const batch = events.slice(start, start + BATCH_ROWS);
-    accepted += await driver.session((session) => insertByUnnest(session, batch));
+  for (let start = 0; start < storable.length; start += BATCH_ROWS) {
+    const batch = storable.slice(start, start + BATCH_ROWS);
+    const result = await isolate(batch, (rows) => driver.session((session) => insertByUnnest(session, rows.map((r) => r.event))));
+    accepted += result.stored;
+    for (const r of result.refused) rejected.push({ index: batch[r.at]!.index, reason: r.reason });
   }
-  return { accepted, duplicates: events.length - accepted };
+  return { accepted, duplicates: events.length - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index) };
 }
 
 /** A batch already in COPY text form: one string per chunk instead of thousands of event objects. */
 export interface CopyRows {
   /** Events in the batch, including repeats of one id. */
   count: number;
-  /** COPY text of the distinct events, in chunks of at most BATCH_ROWS rows. */
-  chunks: { rows: number; text: string }[];
+  /** COPY text of the distinct events, in chunks of at most BATCH_ROWS rows, with each row's index in the batch. */
+  chunks: { rows: number; text: string; indexes: number[] }[];
+  /** Events the limits refuse, by index in the batch; they have no row. */
+  rejected: { index: number; reason: string }[];
 }
 
 /**
@@ -42,26 +88,53 @@ export interface CopyRows {
 export function toCopyRows(events: NormalizedEvent[]): CopyRows {
   const seen = new Set<string>();
   const chunks: CopyRows["chunks"] = [];
+  const rejected: CopyRows["rejected"] = [];
   let text = "";
-  let rows = 0;
-  for (const event of events) {
-    if (seen.has(event.id)) continue;
-    seen.add(event.id);
-    text += eventCopyLine(event);
-    if (++rows === BATCH_ROWS) {
-      chunks.push({ rows, text });
-      text = "";
-      rows = 0;
+  let indexes: number[] = [];
+  events.forEach((event, index) => {
+    if (seen.has(event.id)) return;
+    const detailJson = JSON.stringify(event.detail);
+    const problem = storableProblem(event, detailJson);
+    if (problem) {
+      rejected.push({ index, reason: problem });
+      return;
     }
-  }
-  if (rows > 0) chunks.push({ rows, text });
-  return { count: events.length, chunks };
+    seen.add(event.id);
+    text += eventCopyLine(event, detailJson);
+    indexes.push(index);
+    if (indexes.length === BATCH_ROWS) {
+      chunks.push({ rows: indexes.length, text, indexes });
+      text = "";
+      indexes = [];
+    }
+  });
+  if (indexes.length > 0) chunks.push({ rows: indexes.length, text, indexes });
+  return { count: events.length, chunks, rejected };
 }
 
 export async function insertCopyRows(driver: SqlDriver, batch: CopyRows): Promise<InsertResult> {
   let accepted = 0;
-  for (const chunk of batch.chunks) accepted += await driver.session((session) => insertByCopy(session, chunk));
-  return { accepted, duplicates: batch.count - accepted };
+  const rejected = [...batch.rejected];
+  for (const chunk of batch.chunks) {
+    try {
+      accepted += await driver.session((session) => insertByCopy(session, chunk));
+    } catch (error) {
+      if (!isRowDataError(error)) throw error;
+      // A COPY row is one line (its fields escape newlines): split the chunk into rows only now that it failed.
+      const rows = rowsOf(chunk);
+      const result = await isolate(rows, (part) => driver.session((session) => insertByCopy(session, { rows: part.length, text: part.map((r) => r.line).join("") })));
+      accepted += result.stored;
+      for (const r of result.refused) rejected.push({ index: rows[r.at]!.index, reason: r.reason });
+    }
+  }
+  return { accepted, duplicates: batch.count - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index) };
+}
+
+/** The chunk's rows with their batch indexes; only split apart when the database refused the chunk. */
+function rowsOf(chunk: CopyRows["chunks"][number]): { line: string; index: number }[] {
+  const lines = chunk.text.split("\n");
+  lines.pop();
+  return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]! }));
 }
 
 /**

@@ -49,6 +49,31 @@ for (const backend of backends) {
       assert.deepEqual(await second.json(), { accepted: 0, duplicates: 7, rejected: [] });
     });
 
+    it("stores every good line of a batch whose other lines the database could not hold, and names those by number", async () => {
+      const good = (n: number) => JSON.stringify({ kind: "consume_start", ts: T0 + n, broker: "rocketmq", bizKey: `HOSTILE-${n}`, msgId: `HM-${n}`, source: "hostile-test" });
+      let deep = "1";
+      for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
+      const lines = [
+        good(1),
+        good(2).replace('"HOSTILE-2"', '"HOSTILE-\\u0000-2"'),
+        good(3),
+        good(4).replace('"source":"hostile-test"', '"source":"hostile-test","detail":{"x":"\\udc00"}'),
+        good(5).replace('"source":"hostile-test"', `"source":"hostile-test","detail":{"deep":${deep}}`),
+        good(6).replace('"source":"hostile-test"', '"source":"hostile-test","detail":{"big":1e400}'),
+        good(7),
+      ];
+      const response = await ingest(lines.join("\n"));
+      assert.equal(response.status, 200);
+      const body = await response.json();
+      assert.equal(body.accepted, 3);
+      assert.deepEqual(body.rejected.map((r: { line: number }) => r.line), [2, 4, 5, 6]);
+      assert.match(body.rejected[0].reason, /NUL character/);
+      assert.match(body.rejected[1].reason, /unpaired UTF-16 surrogate/);
+      assert.match(body.rejected[2].reason, /nested deeper than 32 levels/);
+      const health = await (await fetch(`${server.url}/api/health`)).json();
+      assert.equal(health.status, "ok");
+    });
+
     it("returns a key's events in time order", async () => {
       const response = await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(ORDER_KEY)}`);
       assert.equal(response.status, 200);

@@ -1,0 +1,85 @@
+import type { NormalizedEvent } from "./model.ts";
+
+/**
+ * What an event may hold, checked before anything parses it recursively or writes it: a value past one of these
+ * is refused with the limit named, on every write path, never a crash or a failed batch.
+ *
+ * Text: PostgreSQL's `text` and `jsonb` cannot hold U+0000, and `jsonb` refuses unpaired UTF-16 surrogates (`text`
+ * would store them as U+FFFD). Such an event is **rejected**, not cleaned: stripping would file its evidence under
+ * another business key or instance than the one its source wrote, silently.
+ */
+export const LIMITS = {
+  /** Nesting of objects and arrays in an event, counting the event itself. */
+  depth: 32,
+  /** Keys of any one object (the event, `detail`, or an object inside it). */
+  keysPerObject: 256,
+  /** Elements of any one array. */
+  arrayLength: 10_000,
+  /** `detail` serialized as JSON. */
+  detailBytes: 64 * 1024,
+  /** Characters of any one string. */
+  stringChars: 64 * 1024,
+  /** Business keys of one trace record (its KEYS): each becomes an event of its own. */
+  keysPerRecord: 100,
+  /** Fields of one trace record; the longest layout has 15. */
+  fieldsPerRecord: 64,
+  /** Bytes of one NDJSON line or log line. */
+  lineBytes: 1024 * 1024,
+} as const;
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a string cannot be stored as it is, or undefined. */
+export function textProblem(text: string): string | undefined {
+  if (text.length > LIMITS.stringChars) return `is ${text.length} characters long; the limit is ${LIMITS.stringChars}`;
+  if (text.includes("\u0000")) return "holds a NUL character (U+0000), which PostgreSQL cannot store";
+  if (UNPAIRED_SURROGATE.test(text)) return "holds an unpaired UTF-16 surrogate, which is not Unicode text";
+  return undefined;
+}
+
+const at = (path: string) => (path === "" ? "" : `${path}: `);
+
+/**
+ * The first problem of a JSON-like value, walked without recursion (a value nested 100,000 deep must not take the
+ * stack with it): too deep, too many keys or elements, a string or key that cannot be stored.
+ */
+export function valueProblem(value: unknown, rootPath = ""): string | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: rootPath, depth: 1 }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    const v = item.value;
+    if (typeof v === "string") {
+      const problem = textProblem(v);
+      if (problem) return `${at(item.path)}${problem}`;
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (item.depth > LIMITS.depth) return `${at(item.path)}nested deeper than ${LIMITS.depth} levels (the limit)`;
+    if (Array.isArray(v)) {
+      if (v.length > LIMITS.arrayLength) return `${at(item.path)}has ${v.length} elements; the limit is ${LIMITS.arrayLength}`;
+      v.forEach((element, i) => stack.push({ value: element, path: `${item.path}[${i}]`, depth: item.depth + 1 }));
+      continue;
+    }
+    const keys = Object.keys(v);
+    if (keys.length > LIMITS.keysPerObject) return `${at(item.path)}has ${keys.length} keys; the limit is ${LIMITS.keysPerObject}`;
+    for (const key of keys) {
+      const path = item.path === "" ? key : `${item.path}.${key}`;
+      const keyProblem = textProblem(key);
+      if (keyProblem) return `${at(item.path)}a key ${keyProblem}`;
+      stack.push({ value: (v as Record<string, unknown>)[key], path, depth: item.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a normalized event cannot be stored as it is, or undefined: the same rules, plus the size of `detail` (its
+ * JSON, when the caller has it already).
+ */
+export function storableProblem(event: NormalizedEvent, detailJson = JSON.stringify(event.detail)): string | undefined {
+  const problem = valueProblem(event);
+  if (problem) return problem;
+  const bytes = Buffer.byteLength(detailJson);
+  if (bytes > LIMITS.detailBytes) return `detail: is ${bytes} bytes as JSON; the limit is ${LIMITS.detailBytes}`;
+  return undefined;
+}
