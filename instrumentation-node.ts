@@ -9,6 +9,11 @@ import { getStore } from "./lib/store/index.ts";
  * a dashboard without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
+  if (process.env.DUPSCOPE_PASSWORD && !process.env.DUPSCOPE_SESSION_SECRET) {
+    logger.warn(
+      "DUPSCOPE_PASSWORD is set without DUPSCOPE_SESSION_SECRET: session cookies are signed with a key derived from the password, so anyone who copies a cookie can test password guesses offline, without the login's throttle. Set DUPSCOPE_SESSION_SECRET to a long random value.",
+    );
+  }
   try {
     const store = await getStore();
     const interval = diagnosisIntervalMs();

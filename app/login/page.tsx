@@ -6,14 +6,14 @@ import { requestText } from "@/lib/i18n/request.ts";
 
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<{ next?: string; error?: string }> };
+type Props = { searchParams: Promise<{ next?: string; error?: string; retry?: string }> };
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await requestText()).t.login.title };
 }
 
 export default async function LoginPage({ searchParams }: Props) {
-  const { next, error } = await searchParams;
+  const { next, error, retry } = await searchParams;
   if (!authConfig()) redirect(safeNext(next));
   const { t } = await requestText();
   const head = await headers();
@@ -28,7 +28,7 @@ export default async function LoginPage({ searchParams }: Props) {
       {plainHttp ? <p role="alert" className="warning">{t.login.needsHttps}</p> : null}
       {error ? (
         <p role="alert" className="error-text">
-          {t.login.wrong}
+          {error === "locked" ? t.login.lockedOut.replace("{minutes}", String(Math.max(1, Math.ceil(Number(retry) / 60) || 1))) : t.login.wrong}
         </p>
       ) : null}
       <form method="post" action="/api/v1/session" className="login-form">

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  too_many_requests: 429,
   unavailable: 503,
   internal: 500,
 } as const;

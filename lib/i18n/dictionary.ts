@@ -336,6 +336,7 @@ const en = {
     password: "Password",
     submit: "Sign in",
     wrong: "Wrong password.",
+    lockedOut: "Too many wrong passwords: try again in {minutes} min.",
     needsHttps: "The session cookie is only sent over HTTPS: open dupscope through https:// (or on localhost).",
   },
   states: {
@@ -669,6 +670,7 @@ const zh: Dictionary = {
     password: "密码",
     submit: "登录",
     wrong: "密码错误。",
+    lockedOut: "密码错误次数过多：请 {minutes} 分钟后再试。",
     needsHttps: "会话 Cookie 只通过 HTTPS 发送：请通过 https://（或 localhost）访问 dupscope。",
   },
   states: {
