@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import type { ChannelConfig, ChannelType } from "./config.ts";
+import { checkHost } from "../../net/outbound.ts";
 import { DeliveryError, jsonCodeIsZero, postJson } from "./http.ts";
 import type { AlertMessage } from "./message.ts";
 import { alertmanagerPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "./payloads.ts";
@@ -50,6 +51,11 @@ export async function sendToChannel(channel: Channel, message: AlertMessage, now
 }
 
 async function sendEmail(config: ChannelConfig<"email">, message: AlertMessage): Promise<void> {
+  try {
+    await checkHost(config.host);
+  } catch (error) {
+    throw new DeliveryError(`SMTP ${config.host}:${config.port} refused: ${(error as Error).message}`);
+  }
   const transport = nodemailer.createTransport({
     host: config.host,
     port: config.port,
