@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authConfig, SESSION_COOKIE, sessionValid } from "./lib/auth/session.ts";
 import { asLocale, LANG_HEADER } from "./lib/i18n/locale.ts";
+import { contentSecurityPolicy, newNonce } from "./lib/security/headers.ts";
 
 /**
  * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest stays
@@ -22,20 +23,28 @@ const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
  * A shared link's `?lang=` must reach the root layout too (header, `<html lang>`), and layouts get no query: the
  * language travels on as a request header.
  */
-function pass(request: NextRequest): NextResponse {
-  const lang = asLocale(request.nextUrl.searchParams.get("lang"));
-  if (!lang) return NextResponse.next();
+function pass(request: NextRequest, policy: string): NextResponse {
   const headers = new Headers(request.headers);
-  headers.set(LANG_HEADER, lang);
+  const lang = asLocale(request.nextUrl.searchParams.get("lang"));
+  if (lang) headers.set(LANG_HEADER, lang);
+  // Next.js reads the nonce for its own scripts from the request's policy.
+  headers.set("content-security-policy", policy);
   return NextResponse.next({ request: { headers } });
 }
 
 export function proxy(request: NextRequest) {
+  const policy = contentSecurityPolicy(newNonce());
+  const response = gate(request, policy);
+  response.headers.set("content-security-policy", policy);
+  return response;
+}
+
+function gate(request: NextRequest, policy: string): Response {
   const config = authConfig();
-  if (!config) return pass(request);
+  if (!config) return pass(request, policy);
   const { pathname, search } = request.nextUrl;
-  if (OPEN.some((o) => o.path.test(pathname) && (!o.methods || o.methods.includes(request.method)))) return pass(request);
-  if (sessionValid(config, request.cookies.get(SESSION_COOKIE)?.value, Date.now())) return pass(request);
+  if (OPEN.some((o) => o.path.test(pathname) && (!o.methods || o.methods.includes(request.method)))) return pass(request, policy);
+  if (sessionValid(config, request.cookies.get(SESSION_COOKIE)?.value, Date.now())) return pass(request, policy);
   if (pathname.startsWith("/api/")) {
     return Response.json({ error: { code: "unauthorized", message: "sign in first: POST /api/v1/session with the password, or open /login" } }, { status: 401 });
   }

@@ -277,6 +277,32 @@ describe("dashboard in Chromium", () => {
     await page.locator(`[data-testid="live-duplicates"] a:text-is("${key}")`).waitFor({ timeout: 20_000 });
   });
 
+  it("serves its pages under a nonce-based Content-Security-Policy that they run under, charts included", async () => {
+    const response = await fetch(`${server.url}/`);
+    const policy = response.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+    assert.ok(nonce, policy);
+    assert.match(policy, /script-src 'self' 'nonce-[^']+' 'strict-dynamic'(;|$)/, "no unsafe-inline or unsafe-eval for scripts in production");
+    assert.match(policy, /frame-ancestors 'none'/);
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(response.headers.get("referrer-policy"), "same-origin");
+    const html = await response.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    assert.ok(scripts.length > 0 && scripts.every((tag) => tag.includes(`nonce="${nonce}"`)), "every script carries the request's nonce");
+    assert.notEqual(/'nonce-([^']+)'/.exec((await fetch(`${server.url}/`)).headers.get("content-security-policy") ?? "")?.[1], nonce, "a fresh nonce per request");
+    const page = await browser.newPage();
+    const violations: string[] = [];
+    await page.exposeFunction("reportViolation", (v: string) => violations.push(v));
+    await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => (window as unknown as { reportViolation(v: string): void }).reportViolation(`${e.violatedDirective} ${e.blockedURI}`)));
+    for (const path of ["/", "/groups", "/duplicates", "/alerts"]) {
+      await page.goto(`${server.url}${path}`);
+      await page.waitForLoadState("networkidle");
+    }
+    assert.ok((await page.goto(`${server.url}/`)) !== null);
+    await page.locator("svg.recharts-surface").first().waitFor();
+    assert.deepEqual(violations, []);
+  });
+
   it("logged no console error, exception or failed request on any page", () => {
     assert.deepEqual(browser.problems, []);
   });
