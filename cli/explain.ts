@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { findFormat, formatNames, type CollectorFormat, type TemplateWording } from "../collectors/registry.ts";
 import { sniffFormat, UnknownFormatError } from "../collectors/sniff.ts";
-import type { LineResult, ParseContext } from "../collectors/types.ts";
+import { lineOfEvent, type LineResult, type ParseContext } from "../collectors/types.ts";
 import { parseUtcOffset } from "../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
@@ -98,12 +98,11 @@ export function explainLines(lines: readonly string[], format: CollectorFormat, 
   const out: ExplainedLine[] = lines.map((text, i) => ({ line: i + 1, text, status: text.trim() === "" ? "blank" : "skipped" }));
   let recordStart = 0;
   const apply = (result: LineResult, lineNo: number) => {
-    if (result.events.length > 0) {
-      const at = out[(result.line ?? lineNo) - 1]!;
+    result.events.forEach((event, i) => {
+      const at = out[lineOfEvent(result, i, lineNo) - 1]!;
       at.status = "event";
-      at.events = [...(at.events ?? []), ...result.events.map(summarise)];
-      delete at.closest;
-    }
+      at.events = [...(at.events ?? []), summarise(event)];
+    });
     if (result.issue) {
       const at = out[result.issue.line - 1]!;
       if (at.status !== "event") {

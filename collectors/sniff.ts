@@ -1,4 +1,5 @@
 import { FORMATS, type CollectorFormat } from "./registry.ts";
+import { lineOfEvent } from "./types.ts";
 
 /**
  * `--format auto`: which format a file is, told from its first lines. Every format's parser reads them; the one
@@ -27,10 +28,10 @@ export function sniffFormat(lines: readonly string[]): Sniffed | undefined {
     sample.forEach((text, i) => {
       if (text.trim() === "") return;
       const result = parser.line(text, i + 1);
-      if (result.events.length > 0) recognised.add(result.line ?? i + 1);
+      result.events.forEach((_, n) => recognised.add(lineOfEvent(result, n, i + 1)));
     });
     const last = parser.end();
-    if (last.events.length > 0 && last.line !== undefined) recognised.add(last.line);
+    last.events.forEach((_, n) => recognised.add(lineOfEvent(last, n, sample.length)));
     if (recognised.size === 0) continue;
     scores[format.name] = recognised.size;
     if (best === undefined || recognised.size > best.score) best = { format, score: recognised.size };

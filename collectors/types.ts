@@ -46,10 +46,10 @@ export interface ParseIssue {
 export interface LineResult {
   events: NormalizedEvent[];
   /**
-   * The line the events came from, when it is not the line just given: a record of several lines (a message and
-   * the stack trace after it, a RabbitMQ report) is complete only when the next record starts.
+   * The line each event came from (parallel to `events`), when it is not the line just given: a record of several
+   * lines (a message and the stack trace after it, a RabbitMQ report) is complete only when a later line arrives.
    */
-  line?: number;
+  lines?: number[];
   issue?: ParseIssue;
   /** This line matched no template of the format (stack traces aside): counted, never an error. */
   skipped?: boolean;
@@ -64,6 +64,11 @@ export interface LineResult {
 export interface LineParser {
   line(text: string, lineNo: number): LineResult;
   end(): LineResult;
+}
+
+/** The line event `index` of `result` came from; `given` when the result names none. */
+export function lineOfEvent(result: LineResult, index: number, given: number): number {
+  return result.lines?.[index] ?? given;
 }
 
 /** One line read as a whole input: its record is complete at the end of it. */

@@ -225,7 +225,7 @@ export function javaRecords(parseFirstLine: (line: string, lineNo: number) => Li
     open = undefined;
     if (events.length === 0) return { events: [] };
     const withException = exception === undefined ? events : events.map((e) => (e.detail.exception !== undefined ? e : { ...e, detail: { ...e.detail, exception } }));
-    return { events: withException, line: lineNo };
+    return { events: withException, lines: withException.map(() => lineNo) };
   };
 
   return {

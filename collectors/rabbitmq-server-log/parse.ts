@@ -308,17 +308,19 @@ export function openServerLog(ctx: ParseContext): LineParser {
     };
   };
 
-  const remember = (pid: string, pending: { timeout: ConsumerTimeout; record: LogRecord; time: FoundTime }): NormalizedEvent[] => {
+  type Pending = { timeout: ConsumerTimeout; record: LogRecord; time: FoundTime };
+  /** Keeps a warning until its channel error; a warning pushed out (same process again, or too many) is reported. */
+  const remember = (pid: string, pending: Pending): LineResult => {
     const overdue = timeouts.get(pid);
     timeouts.delete(pid);
     timeouts.set(pid, pending);
-    const evicted: NormalizedEvent[] = overdue ? [timeoutEvent(overdue)] : [];
+    const evicted: Pending[] = overdue ? [overdue] : [];
     if (timeouts.size > MAX_PENDING_TIMEOUTS) {
       const [oldest] = timeouts;
       timeouts.delete(oldest![0]);
-      evicted.push(timeoutEvent(oldest![1]));
+      evicted.push(oldest![1]);
     }
-    return evicted;
+    return { events: evicted.map(timeoutEvent), lines: evicted.map((p) => p.record.lineNo) };
   };
 
   function interpret(record: LogRecord): LineResult {
@@ -402,7 +404,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
       if (!m) continue;
       const read = form.read(m);
       const template = read.messageId === null ? form.template : form.template.replace("delivery tag = {}", "message id of {}");
-      return { events: remember(record.pid ?? "", { timeout: { ...read, template }, record, time }) };
+      return remember(record.pid ?? "", { timeout: { ...read, template }, record, time });
     }
     const crash = FORMATTER_TIMEOUT.exec(oneLine);
     if (crash) {
@@ -416,7 +418,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
         timeoutMs: +crash[6]!,
         template: "FORMATTER CRASH: {\"Consumer '~ts' on channel ~w and ~ts has timed out …\",[{},{},\"queue '{}' in vhost '{}'\",{},{}]}",
       };
-      return { events: remember(record.pid ?? "", { timeout, record, time }) };
+      return remember(record.pid ?? "", { timeout, record, time });
     }
     return { events: [], skipped: true };
   }
@@ -426,13 +428,12 @@ export function openServerLog(ctx: ParseContext): LineParser {
     open.delete(keyOf(record));
     if (last === record) last = undefined;
     const result = interpret(record);
-    return result.events.length > 0 ? { ...result, line: record.lineNo } : result;
+    return result.events.length > 0 ? { ...result, lines: result.events.map((_, i) => result.lines?.[i] ?? record.lineNo) } : result;
   }
 
   function merge(results: LineResult[]): LineResult {
     const merged: LineResult = { events: results.flatMap((r) => r.events) };
-    const lines = results.filter((r) => r.events.length > 0).map((r) => r.line);
-    if (lines.length > 0) merged.line = lines[0];
+    if (merged.events.length > 0) merged.lines = results.flatMap((r) => r.events.map((_, i) => r.lines?.[i] ?? 0));
     const issue = results.find((r) => r.issue)?.issue;
     if (issue) merged.issue = issue;
     if (results.some((r) => r.skipped)) merged.skipped = true;
@@ -487,9 +488,9 @@ export function openServerLog(ctx: ParseContext): LineParser {
     },
     end() {
       const results = [...open.values()].map(close);
-      const unpaired = [...timeouts.values()].map(timeoutEvent);
+      const pending = [...timeouts.values()];
       timeouts.clear();
-      return merge([...results, { events: unpaired }]);
+      return merge([...results, { events: pending.map(timeoutEvent), lines: pending.map((p) => p.record.lineNo) }]);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { findFormat, formatNames, type CollectorFormat } from "../../collectors/registry.ts";
 import { SNIFF_LINES, sniffFormat, UnknownFormatError } from "../../collectors/sniff.ts";
-import { parseLines, type LineResult, type ParseContext } from "../../collectors/types.ts";
+import { lineOfEvent, parseLines, type LineResult, type ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { validateEvent } from "../events/validate.ts";
@@ -66,18 +66,20 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   const lines: number[] = [];
   const parser = format.open(ctx);
   const keep = (result: LineResult, lineNo: number): LineResult => {
-    for (const event of result.events) {
+    result.events.forEach((event, i) => {
+      const line = lineOfEvent(result, i, lineNo);
       const checked = validateEvent(event);
       if (checked.ok) {
         events.push(checked.event);
-        lines.push(result.line ?? lineNo);
+        lines.push(line);
       } else {
-        rejected.push({ line: result.line ?? lineNo, reason: checked.reason });
+        rejected.push({ line, reason: checked.reason });
       }
-    }
+    });
     return { ...result, events: [] };
   };
-  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, lineNo), lineNo), end: () => keep(parser.end(), 0) });
+  let lastLine = 0;
+  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, (lastLine = lineNo)), lineNo), end: () => keep(parser.end(), lastLine) });
   for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
   const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
   for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });

@@ -1,4 +1,4 @@
-import type { LineParser, LineResult, ParseIssue } from "../../collectors/types.ts";
+import { lineOfEvent, type LineParser, type LineResult, type ParseIssue } from "../../collectors/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { RawLine } from "./line-reader.ts";
 import type { EventSink } from "./sink.ts";
@@ -145,10 +145,10 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   function take(result: LineResult, lineNo: number): void {
     if (result.issue) reject(result.issue);
     if (result.skipped) progress.skipped++;
-    for (const event of result.events) {
+    result.events.forEach((event, i) => {
       batch.events.push(event);
-      batch.lineOf.push(result.line ?? lineNo);
-    }
+      batch.lineOf.push(lineOfEvent(result, i, lineNo));
+    });
     progress.events += result.events.length;
   }
 
