@@ -181,6 +181,25 @@ for (const backend of backends) {
       assert.match((await nothing.json()).error.message, /cannot tell the format of the body/);
     });
 
+    it("stores a file's good lines when others hold what the store cannot, and names those by line", async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "dupscope-hostile-"));
+      const file = path.join(dir, "client.log");
+      writeFileSync(
+        file,
+        [
+          "2026-11-30 20:00:01,204 INFO RocketmqClient - the consumer [cg_hostile_a] start OK.",
+          "2026-11-30 20:00:02,204 INFO RocketmqClient - the consumer [cg_hostile\u0000b] start OK.",
+          "2026-11-30 20:00:03,204 INFO RocketmqClient - the consumer [cg_hostile_c] start OK.",
+        ].join("\n") + "\n",
+      );
+      const result = await runCli(["ingest", "--format", "rocketmq-client-log", "--instance", "10.0.0.9@1", "--server", server.url, "--token", TOKEN, "--json", file]);
+      assert.equal(result.code, 0, result.stderr);
+      const summary = JSON.parse(result.stdout);
+      assert.equal(summary.accepted, 2);
+      assert.deepEqual(summary.rejections.map((r: { line: number }) => r.line), [2]);
+      assert.match(summary.rejections[0].reason, /NUL character/);
+    });
+
     it("dates time-only lines with --date, or else the file's modification date", async () => {
       const dir = mkdtempSync(path.join(tmpdir(), "dupscope-date-"));
       const file = path.join(dir, "time-only.log");
@@ -223,6 +242,13 @@ describe("dupscope ingest --database", () => {
         assert.equal(first.reduce((n, s) => n + s.accepted, 0), 17);
         const again = await ingestAll(["--database", url]);
         assert.equal(again.reduce((n, s) => n + s.accepted, 0), 0);
+        const dir = mkdtempSync(path.join(tmpdir(), "dupscope-hostile-db-"));
+        const file = path.join(dir, "client.log");
+        writeFileSync(file, ["the consumer [cg_db_a] start OK.", "the consumer [cg_db\u0000b] start OK.", "the consumer [cg_db_c] start OK."].map((m, i) => `2026-11-30 20:00:0${i},204 INFO RocketmqClient - ${m}`).join("\n") + "\n");
+        const hostile = await runCli(["ingest", "--format", "rocketmq-client-log", "--instance", "10.0.0.9@1", "--database", url, "--json", file]);
+        assert.equal(hostile.code, 0, hostile.stderr);
+        const summary = JSON.parse(hostile.stdout);
+        assert.deepEqual([summary.accepted, summary.rejections.map((r: { line: number }) => r.line)], [2, [2]]);
       } finally {
         await created.dispose();
       }
