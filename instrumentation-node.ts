@@ -1,6 +1,6 @@
 import { startAlerting } from "./lib/alerts/worker.ts";
 import { logger } from "./lib/log.ts";
-import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/store/diagnosis-worker.ts";
+import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
 import { getStore } from "./lib/store/index.ts";
 
 /**

@@ -1,16 +1,18 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
-import { CauseWidget, FunnelWidget, GapWidget, Kpis, LeaksWidget, OutcomeWidget, RateWidget } from "@/app/_overview/widgets.tsx";
+import { CauseWidget, FunnelWidget, GapWidget, Kpis, LeaksWidget, OutcomeWidget, RateWidget } from "@/components/overview/OverviewWidgets.tsx";
 import { DemoLoader } from "@/components/DemoLoader.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { LiveFeed } from "@/components/LiveFeed.tsx";
 import { SearchBox } from "@/components/SearchBox.tsx";
 import { WidgetSkeleton } from "@/components/Widget.tsx";
+import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { filterQuery, parseFilters, type Filters, type SearchParams } from "@/lib/queries/filters.ts";
-import { filterChoices, storeState } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { filterChoices } from "@/lib/views/filters.ts";
+import { storeState } from "@/lib/views/overview.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -65,10 +67,10 @@ export default async function OverviewPage({ searchParams }: Props) {
       <p className="muted">{t.overview.intro}</p>
       <SearchBox id="q-home" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} landmark={false} />
       <FilterBar action="/" f={f} choices={choices} t={t} locale={locale} />
-      <p className="muted range">{t.filters.showing(new Date(f.from).toISOString().slice(0, 16).replace("T", " "), new Date(f.to).toISOString().slice(0, 16).replace("T", " "))}</p>
+      <p className="muted range">{t.filters.showing(formatTime(f.from, { precision: "min" }), formatTime(f.to, { precision: "min" }))}</p>
       {state.newestDuplicate !== null && state.newestDuplicate < f.from ? (
         <p role="status" className="notice">
-          {t.overview.noDuplicates} {t.overview.newestIs(new Date(state.newestDuplicate).toISOString().slice(0, 16).replace("T", " "))}{" "}
+          {t.overview.noDuplicates} {t.overview.newestIs(formatTime(state.newestDuplicate, { precision: "min" }))}{" "}
           <Link href={`/${filterQuery(f, { range: "custom", from: state.newestDuplicate - DAY, to: state.newestDuplicate + 60_000 })}`}>{t.overview.showNewest}</Link>
         </p>
       ) : null}

@@ -14,7 +14,7 @@ import type { LineResult } from "../collectors/types.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { instanceRelation } from "../lib/diagnosis/identity.ts";
 import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
-import { CONTEXT_ROW_LIMIT } from "../lib/store/diagnosis-input.ts";
+import { CONTEXT_ROW_LIMIT } from "../lib/queries/diagnosis-input.ts";
 import type { Delivery, KeyDiagnosis, Verdict } from "../lib/diagnosis/types.ts";
 import { CAUSES, OUTCOMES, type Cause, type Outcome } from "../lib/diagnosis/vocabulary.ts";
 import { canonicalInstance } from "../lib/events/instance.ts";

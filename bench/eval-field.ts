@@ -5,7 +5,7 @@
  * rebalances, and every line that failed. `--json` prints the same as JSON; exit code 1 when a threshold
  * (`--min-recognized`, default 0.97) is missed or a negative control became a rebalance.
  */
-import { evaluateFieldCorpus, type Tally } from "../tests/fixtures/field/evaluate.ts";
+import { evaluateFieldCorpus, type Tally } from "../tests/helpers/field-evaluate.ts";
 
 function main(): void {
   const argv = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { formatTraceRecord } from "../collectors/rocketmq-trace/parse.ts";
+import { formatTraceRecord } from "../collectors/codecs/rocketmq-trace-body.ts";
 
 /**
  * Realistic input for the ingest benchmark: RocketMQ trace messages (each a Pub, a SubBefore and a SubAfter for

@@ -7,7 +7,7 @@ import path from "node:path";
 import { parseFilters, type Filters } from "../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, filterChoices, gapHistogram, latestLeaks, outcomesOverTime, storeState, topByRate, totals } from "../lib/queries/overview.ts";
 import { Rng } from "../lib/simulator/random.ts";
-import { processQueueStep } from "../lib/store/diagnoses.ts";
+import { processQueueStep } from "../lib/diagnosis-queue/queue.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";

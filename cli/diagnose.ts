@@ -1,7 +1,7 @@
-import { keyReport, limitContext, localeFrom, type KeyReport } from "../lib/api/key-report.ts";
+import { keyReport, limitContext, localeFrom, type KeyReport } from "../lib/views/key-report.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
-import { formatTs } from "../lib/format/time.ts";
+import { formatTime } from "../lib/format/time.ts";
 
 export interface DiagnoseOptions {
   server: string;
@@ -57,7 +57,7 @@ export function formatReport(r: KeyReport): string {
   if (advice.length > 0) lines.push("", "advice:", ...advice.map((a) => `  - ${a}`));
   lines.push("", "deliveries:");
   for (const d of r.deliveries) {
-    lines.push(`  ${d.id} ${formatTs(d.start, d.startPrecision)} ${d.group ?? "?"} ${d.instance ?? "?"} retry=${d.retryTimes ?? "?"} consume=${d.consume} effect=${d.effect}`);
+    lines.push(`  ${d.id} ${formatTime(d.start, { precision: d.startPrecision })} ${d.group ?? "?"} ${d.instance ?? "?"} retry=${d.retryTimes ?? "?"} consume=${d.consume} effect=${d.effect}`);
   }
   return lines.join("\n");
 }

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { findFormat, formatNames } from "../collectors/registry.ts";
 import type { ParseContext } from "../collectors/types.ts";
 import { parseUtcOffset } from "../collectors/codecs/log-time.ts";
+import { formatDuration } from "../lib/format/duration.ts";
 import { httpSink } from "../lib/ingest/http-sink.ts";
 import { followFile } from "../lib/ingest/follow.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
@@ -101,7 +102,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
   const retry: RetryPolicy = {
     ...DEFAULT_RETRY,
     giveUpAfterMs: options.follow ? Infinity : DEFAULT_RETRY.giveUpAfterMs,
-    onRetry: (attempt, delay, error) => log(`retry ${attempt} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`),
+    onRetry: (attempt, delay, error) => log(`retry ${attempt} in ${formatDuration(delay)}: ${error instanceof Error ? error.message : String(error)}`),
   };
   const sink = await makeSink(options, retry);
   const summaries: FileSummary[] = [];

@@ -6,7 +6,7 @@ import { formatExplanation, runExplain } from "./explain.ts";
 import { runSimulate } from "./simulate.ts";
 import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
 import { registerRabbitmqCommands } from "./rabbitmq.ts";
-import { CONTEXT_ROWS_SHOWN } from "../lib/queries/context-rows.ts";
+import { CONTEXT_ROWS_SHOWN } from "../lib/views/context-rows.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);

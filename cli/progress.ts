@@ -1,4 +1,5 @@
 import cliProgress from "cli-progress";
+import { formatDuration } from "../lib/format/duration.ts";
 import type { IngestProgress, IngestSummary } from "../lib/ingest/pipeline.ts";
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -34,7 +35,7 @@ export function progressReporter(label: string, totalBytes: number | undefined, 
 export function formatSummary(label: string, s: IngestSummary): string {
   const seconds = Math.max(s.elapsedMs / 1000, 0.001);
   const lines = [
-    `${label}: ${s.lines} lines (${mb(s.bytes)} MB) in ${seconds.toFixed(1)} s, ${Math.round(s.lines / seconds)} lines/s`,
+    `${label}: ${s.lines} lines (${mb(s.bytes)} MB) in ${formatDuration(s.elapsedMs)}, ${Math.round(s.lines / seconds)} lines/s`,
     `  events ${s.events}: ${s.accepted} stored, ${s.duplicates} already stored; ${s.rejected} rejected, ${s.skipped} lines matched no template`,
   ];
   for (const r of s.rejections.slice(0, 20)) lines.push(`  line ${r.line}: ${r.code}: ${r.reason}`);

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { promisify } from "node:util";
 import { InvalidArgumentError, type Command } from "commander";
+import { formatDuration } from "../lib/format/duration.ts";
 import { httpSink } from "../lib/ingest/http-sink.ts";
 import { DEFAULT_RETRY, type EventSink, type RetryPolicy } from "../lib/ingest/sink.ts";
 import { storeSink } from "../lib/ingest/store-sink.ts";
@@ -74,7 +75,7 @@ function describeStats(s: VhostStats): string {
 /** Collects until SIGINT/SIGTERM; a sink that fails for good ends it with that error. */
 export async function runCollect(options: CollectOptions, log: (line: string) => void): Promise<void> {
   const config = configOf(options);
-  const retry: RetryPolicy = { ...DEFAULT_RETRY, giveUpAfterMs: Infinity, onRetry: (attempt, delay, error) => log(`store retry ${attempt} in ${Math.round(delay)} ms: ${error instanceof Error ? error.message : String(error)}`) };
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, giveUpAfterMs: Infinity, onRetry: (attempt, delay, error) => log(`store retry ${attempt} in ${formatDuration(delay)}: ${error instanceof Error ? error.message : String(error)}`) };
   const sink: EventSink = options.database ? await storeSink(options.database, { retry }) : httpSink(options.server, { token: options.token, retry });
   const recording = options.record ? createWriteStream(options.record, { flags: "a" }) : null;
   const collector = startCollector(config, {

@@ -1,7 +1,7 @@
 import { openBrokerLog, TEMPLATES as BROKER_TEMPLATES } from "./rocketmq-broker-log/parse.ts";
 import { openClientLog, TEMPLATES as CLIENT_TEMPLATES } from "./rocketmq-client-log/parse.ts";
 import { parseDedupLine } from "./dedup-log/parse.ts";
-import { parseEventLine } from "./events/parse.ts";
+import { parseEventLine } from "./normalized-ndjson/parse.ts";
 import { openKafkaClientLog, TEMPLATES as KAFKA_TEMPLATES } from "./kafka-client-log/parse.ts";
 import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
 import { openServerLog, WORDINGS as RABBITMQ_WORDINGS } from "./rabbitmq-server-log/parse.ts";
@@ -80,7 +80,7 @@ export const FORMATS: readonly CollectorFormat[] = [
   {
     name: "events",
     description: "normalized events as NDJSON (docs/event-model.md)",
-    folder: "collectors/events",
+    folder: "collectors/normalized-ndjson",
     open: stateless(parseEventLine),
   },
 ];

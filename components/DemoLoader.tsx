@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import type { DemoJob } from "@/lib/demo/job.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 

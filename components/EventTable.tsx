@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "@/lib/events/model.ts";
-import { formatTs } from "@/lib/format/time.ts";
+import { formatTime } from "@/lib/format/time.ts";
 
 const yesNo = (value: boolean | null) => (value === null ? "" : value ? "yes" : "no");
 
@@ -32,7 +32,7 @@ export function EventTable({ events, recordLabel }: { events: NormalizedEvent[];
           {events.map((e) => (
             <tr key={e.id}>
               <td id={`ev-${e.id}`} className="mono" title={`${e.ts} (${e.tsPrecision} precision)`}>
-                {formatTs(e.ts, e.tsPrecision)}
+                {formatTime(e.ts, { precision: e.tsPrecision })}
               </td>
               <td>{e.kind}</td>
               <td className="mono">{e.instance}</td>

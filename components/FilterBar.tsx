@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { CAUSES } from "@/lib/diagnosis/vocabulary.ts";
-import { causeName, type Locale } from "@/lib/diagnosis/messages.ts";
+import { causeName } from "@/lib/i18n/diagnosis-text.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { RANGE_PRESETS, toDatetimeLocal, type Filters, type RangeKey } from "@/lib/queries/filters.ts";
 

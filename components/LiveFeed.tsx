@@ -3,11 +3,13 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { causeName, outcomeName, type Locale } from "@/lib/diagnosis/messages.ts";
+import { causeName, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Cause, Outcome } from "@/lib/diagnosis/vocabulary.ts";
 import { formatDuration } from "@/lib/format/duration.ts";
+import { formatTime } from "@/lib/format/time.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import type { LiveDuplicate } from "@/lib/queries/live.ts";
+import type { LiveDuplicate } from "@/lib/views/live.ts";
 
 /** How often the charts may be re-rendered while the worker keeps reporting. */
 const REFRESH_EVERY_MS = 15_000;
@@ -54,7 +56,7 @@ export function LiveFeed({ locale, query = "" }: { locale: Locale; query?: strin
         <ul className="live-list" data-testid="live-duplicates">
           {items.map((d) => (
             <li key={d.id}>
-              <span className="mono">{new Date(d.at).toISOString().slice(11, 19)}</span> <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> {d.group} ·{" "}
+              <span className="mono">{formatTime(d.at, { precision: "s", date: "none" })}</span> <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> {d.group} ·{" "}
               {causeName(d.cause as Cause, locale)} · <span className={`outcome ${d.outcome}`}>{outcomeName(d.outcome as Outcome, locale)}</span> · {formatDuration(d.gapMs, locale)}
             </li>
           ))}

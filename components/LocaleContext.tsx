@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 
 /** The request's locale for client components that render outside a page's props (error and loading states). */
 const LocaleContext = createContext<Locale>("en");

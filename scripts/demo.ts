@@ -13,7 +13,7 @@ import { httpSink } from "../lib/ingest/http-sink.ts";
 import { DEFAULT_RETRY, type EventSink } from "../lib/ingest/sink.ts";
 import { describeLocation, storeConfigFromEnv } from "../lib/store/config.ts";
 import { StoreLockedError } from "../lib/store/data-dir-lock.ts";
-import { processQueueStep } from "../lib/store/diagnoses.ts";
+import { processQueueStep } from "../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../lib/store/open.ts";
 
 const USAGE = "usage: npm run demo [-- --server URL --token T --scale N --seed S]";

@@ -1,10 +1,10 @@
-// `npm run fuzz [-- --minutes N]`: the ingest endpoints under hostile input (tests/fuzz/properties.ts) for N minutes
+// `npm run fuzz [-- --minutes N]`: the ingest endpoints under hostile input (tests/helpers/fuzz-properties.ts) for N minutes
 // (default 10), split between the embedded store and, when TEST_DATABASE_URL names one, PostgreSQL. Prints how many
 // cases ran and every failure; exit 1 on a failure. CI runs the same properties for ~25 s each (tests/integration/fuzz.test.ts).
 import { spawnSync } from "node:child_process";
 import { startServer } from "../tests/helpers/server.ts";
 import { backends } from "../tests/helpers/stores.ts";
-import { assertFor, eventsProperty, formatProperty, type Target } from "../tests/fuzz/properties.ts";
+import { assertFor, eventsProperty, formatProperty, type Target } from "../tests/helpers/fuzz-properties.ts";
 
 const at = process.argv.indexOf("--minutes");
 const minutes = at >= 0 ? Number(process.argv[at + 1]) : 10;

@@ -1,13 +1,13 @@
-// `npm test`: every test file under tests/ (and collectors/ *.test.ts), in Node's own runner through tsx.
+// `npm test`: every test file under tests/ (unit, contract, integration, e2e), in Node's own runner through tsx.
 // The files are listed here rather than by a glob in package.json because an empty glob makes `node --test`
 // pass with zero tests; this runner fails instead when it finds or runs none.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { buildIsFresh } from "./build-freshness.mjs";
 import { buildSync } from "./next.mjs";
 
-const SUITES = { unit: ["tests/unit", "tests/contract", "collectors"], integration: ["tests/integration"], e2e: ["tests/e2e"] };
+const SUITES = { unit: ["tests/unit", "tests/contract"], integration: ["tests/integration"], e2e: ["tests/e2e"] };
 const wanted = process.argv.slice(2);
 for (const name of wanted) {
   if (!(name in SUITES)) {
@@ -33,8 +33,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-if (suites.includes("e2e") && files.some((f) => f.startsWith("tests/e2e")) && !existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) {
-  console.error("the e2e tests drive Debian's Chromium: apt-get install -y chromium (or set CHROMIUM_PATH), or run npm run test:unit / test:integration");
+// What `npm run setup:test` installs: one line naming it, rather than suites failing one by one.
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const onPath = (tool) => (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, tool)));
+const missing = [
+  ...(files.some((f) => f.startsWith("tests/e2e")) && !existsSync(chromium) ? [`Debian's Chromium (${chromium}) for the browser tests`] : []),
+  ...(files.some((f) => readFileSync(f, "utf8").includes("promtool")) && !onPath("promtool") ? ["promtool (Debian's prometheus) for the metrics tests"] : []),
+];
+if (missing.length > 0) {
+  console.error(`missing ${missing.join(" and ")}: run npm run setup:test (as root), or npm run test:unit, which needs neither`);
   process.exit(1);
 }
 

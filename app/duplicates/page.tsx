@@ -2,14 +2,15 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { CAUSE_COLORS } from "@/components/charts/palette.ts";
-import { listDuplicates } from "@/lib/api/duplicates-query.ts";
-import { causeName, defectName, outcomeName } from "@/lib/diagnosis/messages.ts";
+import { causeName, defectName, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
 import { OUTCOMES, type Cause, type Defect, type Outcome } from "@/lib/diagnosis/vocabulary.ts";
 import { formatDuration } from "@/lib/format/duration.ts";
+import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { filterQuery, parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
-import { filterChoices } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { duplicatesPage } from "@/lib/views/duplicates.ts";
+import { filterChoices } from "@/lib/views/filters.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -39,7 +40,7 @@ export default async function DuplicatesPage({ searchParams }: Props) {
     ...(f.cause ? { cause: f.cause } : {}),
     ...(outcome ? { outcome } : {}),
   };
-  const [page, choices] = await Promise.all([listDuplicates(store, { ...query, limit: PAGE, ...(cursor ? { cursor } : {}) }), filterChoices(store.driver, f)]);
+  const [page, choices] = await Promise.all([duplicatesPage(store.driver, { ...query, limit: PAGE, ...(cursor ? { cursor } : {}) }), filterChoices(store.driver, f)]);
   const base = filterQuery(f);
   const withParams = (extra: Record<string, string>) => {
     const params = new URLSearchParams(base.slice(1));
@@ -100,7 +101,7 @@ export default async function DuplicatesPage({ searchParams }: Props) {
             <tbody>
               {page.items.map((d) => (
                 <tr key={`${d.bizKey}-${d.secondTs}-${d.group}`}>
-                  <td className="mono">{new Date(d.secondTs).toISOString().slice(0, 23).replace("T", " ")}</td>
+                  <td className="mono">{formatTime(d.secondTs)}</td>
                   <td className="mono">
                     <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link>
                   </td>

@@ -3,9 +3,9 @@ import Link from "next/link";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { requestText } from "@/lib/i18n/request.ts";
 import { filterQuery, parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
-import { groupSummaries } from "@/lib/queries/groups.ts";
-import { filterChoices } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { filterChoices } from "@/lib/views/filters.ts";
+import { groupList } from "@/lib/views/groups.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +20,7 @@ export default async function GroupsPage({ searchParams }: Props) {
   const { locale, t } = await requestText(sp.lang);
   const { driver } = await getStore();
   const f = { ...parseFilters(sp, Date.now()), group: null };
-  const [groups, choices] = await Promise.all([groupSummaries(driver, f), filterChoices(driver, f)]);
+  const [groups, choices] = await Promise.all([groupList(driver, f), filterChoices(driver, f)]);
   const fmt = (n: number) => n.toLocaleString(locale);
   const keep = filterQuery(f, { group: null });
   return (

@@ -1,5 +1,5 @@
-import { resolveSearch } from "@/lib/queries/search.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { searchTarget } from "@/lib/views/search.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -11,9 +11,7 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request) {
   const query = new URL(request.url).searchParams.get("q")?.trim();
   if (!query) return redirect("/");
-  const hit = await resolveSearch((await getStore()).driver, query);
-  if (!hit || hit.via === "bizKey") return redirect(`/keys/${encodeURIComponent(query)}`);
-  return redirect(`/keys/${encodeURIComponent(hit.bizKey)}?${new URLSearchParams({ via: hit.via, q: query })}`);
+  return redirect(await searchTarget((await getStore()).driver, query));
 }
 
 function redirect(location: string): Response {

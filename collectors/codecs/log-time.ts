@@ -31,8 +31,3 @@ export function parseLogTime(text: string, utcOffset: string): LogTime | undefin
   }
   return { ts: local - parseUtcOffset(utcOffset), precision: frac === undefined ? "s" : "ms" };
 }
-
-/** Length of the timestamp prefix matched by parseLogTime, so callers can parse the rest of the line. */
-export function logTimeLength(text: string): number {
-  return PATTERN.exec(text)?.[0].length ?? 0;
-}

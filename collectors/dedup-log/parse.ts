@@ -3,7 +3,7 @@ import { canonicalInstance } from "../../lib/events/instance.ts";
 import { BROKERS, MAX_TS, MIN_TS, type DetailValue, type NormalizedEvent } from "../../lib/events/model.ts";
 import { formatIssues } from "../../lib/events/validate.ts";
 import { parseLogTime, parseUtcOffset } from "../codecs/log-time.ts";
-import { recordFingerprint } from "../fingerprint.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**

@@ -2,7 +2,7 @@ import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
-import { recordFingerprint } from "../fingerprint.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { MAX_TS, MIN_TS, type DetailValue, type EventKind, type NormalizedEvent, type TsPrecision } from "../../lib/events/model.ts";
 import { formatIssues } from "../../lib/events/validate.ts";
-import { recordFingerprint } from "../fingerprint.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseLines, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 import { DEFAULT_KEY, extractKey, keySpecSchema, type KeySpec } from "./config.ts";
 import { messageMarks } from "./headers.ts";

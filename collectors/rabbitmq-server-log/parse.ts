@@ -1,9 +1,9 @@
 import { MAX_TS, MIN_TS, type DetailValue, type NormalizedEvent } from "../../lib/events/model.ts";
 import { unwrap } from "../codecs/envelope.ts";
 import { borrowedTime, findTimestamp, type FoundTime } from "../codecs/timestamp.ts";
-import { recordFingerprint } from "../fingerprint.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
 import { channelIdentity, connectionIdentity } from "../rabbitmq-firehose/identity.ts";
-import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**
  * RabbitMQ's own log, 3.6 → 4.x: the records that say a consumer's channel or connection ended with deliveries
@@ -497,11 +497,6 @@ export function openServerLog(ctx: ParseContext): LineParser {
 
 function keyOf(record: LogRecord): string {
   return `${record.lead}|${record.pid}|${record.stamp}`;
-}
-
-/** One line read as a whole input. */
-export function parseServerLogLine(raw: string, lineNo: number, ctx: ParseContext): LineResult {
-  return parseAlone(openServerLog(ctx), raw, lineNo);
 }
 
 /** Never throws for any input text; throws for a ParseContext.utcOffset that is not an offset (configuration). */

@@ -12,7 +12,7 @@ import {
   type MessageQueueToken,
   type MessageToken,
 } from "../codecs/rocketmq-tokens.ts";
-import { recordFingerprint } from "../fingerprint.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
 /**

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
 import { callApi } from "./api.ts";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { DeleteButton } from "./DeleteButton.tsx";
 

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import type { FiringView } from "@/lib/alerts/history.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { formatTime } from "@/lib/format/time.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { firingSummary } from "@/lib/i18n/condition.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { StateBadge } from "./StateBadge.tsx";
@@ -30,8 +31,8 @@ export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale
         <tbody>
           {firings.map((f) => (
             <tr key={f.id}>
-              <td className="mono">{f.firedAt.replace("T", " ").slice(0, 19)}</td>
-              <td className="mono">{f.resolvedAt ? f.resolvedAt.replace("T", " ").slice(0, 19) : <StateBadge state="firing" locale={locale} />}</td>
+              <td className="mono">{formatTime(Date.parse(f.firedAt), { precision: "s" })}</td>
+              <td className="mono">{f.resolvedAt ? formatTime(Date.parse(f.resolvedAt), { precision: "s" }) : <StateBadge state="firing" locale={locale} />}</td>
               <td>{f.ruleName}</td>
               {/* The severity the rule had when it fired, as stored. */}
               <td>{t.severities[f.severity as RuleInput["severity"]] ?? f.severity}</td>

@@ -1,7 +1,8 @@
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { AlertMessage } from "@/lib/alerts/channels/message.ts";
 import type { NOTIFICATION_STATUSES, NotificationView } from "@/lib/alerts/history.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { formatTime } from "@/lib/format/time.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 
 /** What the table shows of a notification: the history's own view of it. */
@@ -32,7 +33,7 @@ export function NotificationsTable({ notifications, locale }: { notifications: N
         <tbody>
           {notifications.map((n) => (
             <tr key={n.id}>
-              <td className="mono">{n.createdAt.replace("T", " ").slice(0, 19)}</td>
+              <td className="mono">{formatTime(Date.parse(n.createdAt), { precision: "s" })}</td>
               <td>{n.ruleName}</td>
               <td>
                 {n.channelName} <span className="muted">({t.channelTypes[n.channelType as ChannelType] ?? n.channelType})</span>
@@ -40,7 +41,7 @@ export function NotificationsTable({ notifications, locale }: { notifications: N
               <td>{t.events[n.event as AlertMessage["event"]] ?? n.event}</td>
               <td>
                 {n.status === "pending"
-                  ? t.notificationsTable.retryingAt(n.nextAttemptAt.slice(11, 19))
+                  ? t.notificationsTable.retryingAt(formatTime(Date.parse(n.nextAttemptAt), { precision: "s", date: "none", zone: true }))
                   : (t.statuses[n.status as (typeof NOTIFICATION_STATUSES)[number]] ?? n.status)}
               </td>
               <td>{n.attempts}</td>

@@ -1,7 +1,9 @@
 import Link from "next/link";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
 import type { AlertStateName } from "@/lib/alerts/state-machine.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { formatDuration } from "@/lib/format/duration.ts";
+import { formatTime } from "@/lib/format/time.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { DeleteButton } from "./DeleteButton.tsx";
 import { StateBadge } from "./StateBadge.tsx";
@@ -54,9 +56,9 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
                   </div>
                 ) : null}
               </td>
-              <td>{t.rulesTable.seconds(r.forSeconds)}</td>
+              <td>{formatDuration(r.forSeconds * 1000, locale)}</td>
               <td>{t.severities[r.severity]}</td>
-              <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(r.lastEvalAt) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
+              <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
               <td>{r.channelNames.join(", ") || <span className="muted">{t.none}</span>}</td>
               <td className="alerts-actions">
                 <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>{t.edit}</Link>{" "}

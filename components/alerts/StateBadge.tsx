@@ -1,5 +1,5 @@
 import type { AlertStateName } from "@/lib/alerts/state-machine.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
 
 /** A rule's state as a coloured word; the colour is decoration, the word carries the meaning. */

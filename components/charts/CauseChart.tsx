@@ -1,7 +1,7 @@
 "use client";
 
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { CausePoint } from "@/lib/queries/overview.ts";
+import type { CausePoint } from "@/lib/views/overview.ts";
 import { AXIS, timeLabel, timeTick, TOOLTIP_STYLE } from "./time-axis.ts";
 import { REBALANCE_LINE } from "./palette.ts";
 

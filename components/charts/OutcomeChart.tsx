@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { OutcomePoint } from "@/lib/queries/overview.ts";
+import type { OutcomePoint } from "@/lib/views/overview.ts";
 import type { Series } from "./CauseChart.tsx";
 import { AXIS, timeLabel, timeTick, TOOLTIP_STYLE } from "./time-axis.ts";
 

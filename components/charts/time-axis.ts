@@ -1,14 +1,13 @@
+import { formatTime } from "@/lib/format/time.ts";
+
 /** Tick and tooltip text for epoch-ms axes, in UTC like every time the UI shows. */
 export function timeTick(spanMs: number): (ts: number) => string {
-  const withDate = spanMs > 24 * 3_600_000;
-  return (ts) => {
-    const iso = new Date(ts).toISOString();
-    return withDate ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
-  };
+  const date = spanMs > 24 * 3_600_000 ? "short" : "none";
+  return (ts) => formatTime(ts, { precision: "min", date });
 }
 
 export function timeLabel(ts: number): string {
-  return `${new Date(ts).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return formatTime(ts, { precision: "min", zone: true });
 }
 
 /** Shared look of axes and grids: theme colors through CSS variables, so dark mode needs nothing else. */

@@ -1,3 +1,4 @@
+import { formatTime } from "@/lib/format/time.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import type { InstanceSpan, MembershipChange } from "@/lib/groups/membership.ts";
 import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
@@ -10,14 +11,14 @@ const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left",
 const SHOWN_INSTANCES = 40;
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
-const utc = (ts: number) => `${new Date(ts).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+const utc = (ts: number) => formatTime(ts, { precision: "s", zone: true });
 
 /** A group's processes as bars over the chosen range, with membership changes marked and a row of rebalances. */
 export function InstanceLanes({ spans, episodes, from, to, t }: { spans: InstanceSpan[]; episodes: RebalanceEpisode[]; from: number; to: number; t: Dictionary }) {
   const scale = timeScale(from, to, 0.01);
   const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, SHOWN_INSTANCES));
   const shown = spans.filter((s) => latest.has(s));
-  const axisTick = (ts: number) => new Date(ts).toISOString().slice(to - from > 86_400_000 ? 5 : 11, 16).replace("T", " ");
+  const axisTick = (ts: number) => formatTime(ts, { precision: "min", date: to - from > 86_400_000 ? "short" : "none" });
   return (
     <div className="timeline groups-lanes" data-testid="instances">
       <div className="tl-inner">

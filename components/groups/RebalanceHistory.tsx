@@ -1,7 +1,8 @@
+import { formatTime } from "@/lib/format/time.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
 
-const utc = (ts: number) => new Date(ts).toISOString().slice(0, 19).replace("T", " ");
+const utc = (ts: number) => formatTime(ts, { precision: "s" });
 /** Moves listed per episode, and episodes listed, before "and N more". */
 const SHOWN_MOVES = 12;
 const SHOWN_EPISODES = 40;

@@ -1,5 +1,6 @@
 import { formatDuration } from "@/lib/format/duration.ts";
-import type { Locale } from "@/lib/diagnosis/messages.ts";
+import { formatTime } from "@/lib/format/time.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { focusScale } from "@/lib/timeline/scale.ts";
 import type { ConsumeSpan, Lane, Mark, MarkKind, Timeline as TimelineData } from "@/lib/timeline/to-lanes.ts";
@@ -35,7 +36,7 @@ const SYMBOLS: Record<MarkKind, string> = {
 };
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
-const utc = (ts: number) => new Date(ts).toISOString().slice(11, 23);
+const utc = (ts: number) => formatTime(ts, { date: "none" });
 
 /** Marks closer than this share of the track are staggered up and down so both stay clickable. */
 const CROWDED = 0.012;

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { CAUSES, DEDUP_LAYERS } from "../diagnosis/vocabulary.ts";
+import { formatDuration } from "../format/duration.ts";
+import type { Locale } from "../i18n/locale.ts";
 
 /**
  * What a rule watches. Every kind is a number compared with a threshold over a window that ends now:
@@ -34,21 +36,18 @@ export function layersAfter(layer: (typeof DEDUP_LAYERS)[number]): (typeof DEDUP
   return DEDUP_LAYERS.slice(DEDUP_LAYERS.indexOf(layer) + 1);
 }
 
-export function formatDuration(seconds: number): string {
-  if (seconds % 86400 === 0) return `${seconds / 86400}d`;
-  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
-  if (seconds % 60 === 0) return `${seconds / 60}m`;
-  return `${seconds}s`;
-}
+/** A window or silence of the condition, in seconds, as every duration is written (lib/format/duration.ts). */
+const span = (seconds: number, locale: Locale = "en") => formatDuration(seconds * 1000, locale);
 
 function scope(c: { group?: string | undefined; topic?: string | undefined }): string {
   const parts = [c.group ? `group ${c.group}` : "", c.topic ? `topic ${c.topic}` : ""].filter(Boolean);
   return parts.length > 0 ? ` in ${parts.join(", ")}` : "";
 }
 
-/** The measured value with the condition's unit. */
-export function measuredValue(c: Condition, value: number): string {
-  const unit = c.kind === "duplicate_rate" || c.kind === "dedup_miss_rate" ? "%" : c.kind === "ingest_silent" ? " s" : "";
+/** The measured value with the condition's unit; a silence (in seconds) as a duration. */
+export function measuredValue(c: Condition, value: number, locale: Locale = "en"): string {
+  if (c.kind === "ingest_silent") return span(value, locale);
+  const unit = c.kind === "duplicate_rate" || c.kind === "dedup_miss_rate" ? "%" : "";
   return `${Number.isInteger(value) ? String(value) : value.toFixed(2)}${unit}`;
 }
 
@@ -61,17 +60,17 @@ export function summaryOf(c: Condition, value: number): string {
 export function describeCondition(c: Condition): string {
   switch (c.kind) {
     case "leaked_duplicates":
-      return `leaked duplicates${scope(c)} > ${c.threshold} in ${formatDuration(c.windowSeconds)}`;
+      return `leaked duplicates${scope(c)} > ${c.threshold} in ${span(c.windowSeconds)}`;
     case "duplicate_rate":
-      return `duplicates per 100 keys${scope(c)} > ${c.thresholdPercent}% in ${formatDuration(c.windowSeconds)}`;
+      return `duplicates per 100 keys${scope(c)} > ${c.thresholdPercent}% in ${span(c.windowSeconds)}`;
     case "cause_count":
-      return `${c.cause} duplicates${scope(c)} > ${c.threshold} in ${formatDuration(c.windowSeconds)}`;
+      return `${c.cause} duplicates${scope(c)} > ${c.threshold} in ${span(c.windowSeconds)}`;
     case "rebalances":
-      return `rebalances${scope(c)} > ${c.threshold} in ${formatDuration(c.windowSeconds)}`;
+      return `rebalances${scope(c)} > ${c.threshold} in ${span(c.windowSeconds)}`;
     case "dedup_miss_rate":
-      return `${c.layer} miss rate in group ${c.group} (hits by ${layersAfter(c.layer).join("/") || "no later layer"} of all hits from ${c.layer} on) > ${c.thresholdPercent}% in ${formatDuration(c.windowSeconds)}`;
+      return `${c.layer} miss rate in group ${c.group} (hits by ${layersAfter(c.layer).join("/") || "no later layer"} of all hits from ${c.layer} on) > ${c.thresholdPercent}% in ${span(c.windowSeconds)}`;
     case "ingest_silent":
-      return `no events from sources starting with "${c.source}" for ${formatDuration(c.silentSeconds)}`;
+      return `no events from sources starting with "${c.source}" for ${span(c.silentSeconds)}`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts";
+import { InvalidInputError } from "../errors.ts";
 import type { Store } from "../store/open.ts";
 import { conditionSchema, type Condition } from "./conditions.ts";
 
@@ -64,7 +64,7 @@ export async function listFirings(store: Store, options: { ruleId?: string; limi
 
 export async function listNotifications(store: Store, options: { status?: string; ruleId?: string; limit: number }): Promise<NotificationView[]> {
   if (options.status !== undefined && !(NOTIFICATION_STATUSES as readonly string[]).includes(options.status)) {
-    throw new ApiError("unprocessable", `status: must be one of ${NOTIFICATION_STATUSES.join(", ")}`);
+    throw new InvalidInputError(`status: must be one of ${NOTIFICATION_STATUSES.join(", ")}`);
   }
   const rows = await store.prisma.alertNotification.findMany({
     where: { ...(options.status ? { status: options.status } : {}), ...(options.ruleId ? { ruleId: options.ruleId } : {}) },

@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { FORMATS } from "../../collectors/registry.ts";
-import { formatDuration, layersAfter, type Condition } from "./conditions.ts";
+import { layersAfter, type Condition } from "./conditions.ts";
 import type { RuleView } from "./repo.ts";
 
 /**
@@ -13,6 +13,9 @@ const selector = (labels: Record<string, string | undefined>) => {
   const parts = Object.entries(labels).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${JSON.stringify(v)}`]));
   return parts.length > 0 ? `{${parts.join(",")}}` : "";
 };
+/** A PromQL range or `for:` literal ("15m", "2h", "1d"): Prometheus syntax, not a duration for a reader. */
+const promDuration = (seconds: number) =>
+  seconds % 86400 === 0 ? `${seconds / 86400}d` : seconds % 3600 === 0 ? `${seconds / 3600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
 const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `sum(increase(${metric}${selector(labels)}[${window}]))`;
 
 /** PromQL for a condition, or why Prometheus cannot express it with these metrics. */
@@ -20,9 +23,9 @@ export function promqlFor(c: Condition): { expr: string } | { unsupported: strin
   if (c.kind === "ingest_silent") {
     const format = c.source.replace(/:$/, "");
     if (!FORMATS.some((f) => f.name === format)) return { unsupported: `ingest_silent for source "${c.source}": metrics are labelled by format, not by source` };
-    return { expr: `${increase("dupscope_ingest_events_total", { format, result: "accepted" }, formatDuration(c.silentSeconds))} == 0` };
+    return { expr: `${increase("dupscope_ingest_events_total", { format, result: "accepted" }, promDuration(c.silentSeconds))} == 0` };
   }
-  const w = formatDuration(c.windowSeconds);
+  const w = promDuration(c.windowSeconds);
   switch (c.kind) {
     case "leaked_duplicates":
       return { expr: `${increase("dupscope_leaks_total", { group: c.group, topic: c.topic }, w)} > ${c.threshold}` };
@@ -66,7 +69,7 @@ export function prometheusRulesYaml(rules: RuleView[]): string {
         {
           alert: alertName(rule.name),
           expr: promql.expr,
-          ...(rule.forSeconds > 0 ? { for: formatDuration(rule.forSeconds) } : {}),
+          ...(rule.forSeconds > 0 ? { for: promDuration(rule.forSeconds) } : {}),
           labels: { ...rule.labels, severity: rule.severity },
           annotations: {
             summary: `${rule.name}: ${rule.conditionText}`,

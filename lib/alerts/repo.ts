@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../store/open.ts";
 import { Prisma } from "../generated/prisma/client.ts";
-import { ApiError } from "../api/errors.ts";
+import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MASK, SECRET_FIELDS, type ChannelConfig, type ChannelType } from "./channels/config.ts";
 import { describeCondition, type Condition } from "./conditions.ts";
 import type { ChannelInput, RuleInput } from "./schema.ts";
@@ -68,7 +68,7 @@ export async function listRules(store: Store): Promise<RuleView[]> {
 
 export async function getRule(store: Store, id: string): Promise<RuleView> {
   const rule = await store.prisma.alertRule.findUnique({ where: { id } });
-  if (!rule) throw new ApiError("not_found", `no alert rule ${id}`);
+  if (!rule) throw new NotFoundError(`no alert rule ${id}`);
   const state = await store.prisma.alertState.findUnique({ where: { ruleId: id } });
   return ruleView(rule, state ?? undefined);
 }
@@ -76,7 +76,7 @@ export async function getRule(store: Store, id: string): Promise<RuleView> {
 async function checkChannels(store: Store, ids: string[]): Promise<void> {
   const found = await store.prisma.alertChannel.findMany({ where: { id: { in: ids } }, select: { id: true } });
   const missing = ids.filter((id) => !found.some((f) => f.id === id));
-  if (missing.length > 0) throw new ApiError("unprocessable", `channelIds: no channel ${missing.join(", ")}`);
+  if (missing.length > 0) throw new InvalidInputError(`channelIds: no channel ${missing.join(", ")}`);
 }
 
 /** Prisma's unique-constraint error, turned into the API's contract. */
@@ -84,7 +84,7 @@ async function uniqueName<T>(what: string, name: string, write: () => Promise<T>
   try {
     return await write();
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new ApiError("unprocessable", `name: ${what} "${name}" already exists`);
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new InvalidInputError(`name: ${what} "${name}" already exists`);
     throw error;
   }
 }
@@ -123,7 +123,7 @@ export async function updateRule(store: Store, id: string, input: RuleInput): Pr
 
 export async function deleteRule(store: Store, id: string): Promise<void> {
   const { count } = await store.prisma.alertRule.deleteMany({ where: { id } });
-  if (count === 0) throw new ApiError("not_found", `no alert rule ${id}`);
+  if (count === 0) throw new NotFoundError(`no alert rule ${id}`);
 }
 
 function masked(config: ChannelConfig): ChannelConfig {
@@ -152,12 +152,12 @@ export async function listChannels(store: Store): Promise<ChannelView[]> {
 
 export async function getChannel(store: Store, id: string): Promise<ChannelView> {
   const row = await store.prisma.alertChannel.findUnique({ where: { id } });
-  if (!row) throw new ApiError("not_found", `no alert channel ${id}`);
+  if (!row) throw new NotFoundError(`no alert channel ${id}`);
   return channelView(row);
 }
 
 export async function createChannel(store: Store, input: ChannelInput): Promise<ChannelView> {
-  if (Object.values(input.config).includes(MASK)) throw new ApiError("unprocessable", `config: "${MASK}" stands for a stored secret; a new channel has none`);
+  if (Object.values(input.config).includes(MASK)) throw new InvalidInputError(`config: "${MASK}" stands for a stored secret; a new channel has none`);
   const id = randomUUID();
   const row = await uniqueName("channel", input.name, () =>
     store.prisma.alertChannel.create({ data: { id, name: input.name, type: input.type, enabled: input.enabled, config: input.config as Prisma.InputJsonValue } }),
@@ -168,12 +168,12 @@ export async function createChannel(store: Store, input: ChannelInput): Promise<
 /** The API never returns secrets, so an edit that sends the mask back keeps the stored secret. */
 export async function updateChannel(store: Store, id: string, input: ChannelInput): Promise<ChannelView> {
   const current = await store.prisma.alertChannel.findUnique({ where: { id } });
-  if (!current) throw new ApiError("not_found", `no alert channel ${id}`);
+  if (!current) throw new NotFoundError(`no alert channel ${id}`);
   const config: Record<string, unknown> = { ...input.config };
   const stored = current.config as Record<string, unknown>;
   for (const field of SECRET_FIELDS) {
     if (config[field] !== MASK) continue;
-    if (current.type !== input.type || stored[field] === undefined) throw new ApiError("unprocessable", `config.${field}: no stored secret to keep; send the secret itself`);
+    if (current.type !== input.type || stored[field] === undefined) throw new InvalidInputError(`config.${field}: no stored secret to keep; send the secret itself`);
     config[field] = stored[field];
   }
   const row = await uniqueName("channel", input.name, () =>
@@ -188,7 +188,7 @@ export async function updateChannel(store: Store, id: string, input: ChannelInpu
 /** A channel that rules still send to cannot go: the rules would silently lose their notifications. */
 export async function deleteChannel(store: Store, id: string): Promise<void> {
   const users = await store.prisma.alertRule.findMany({ where: { channelIds: { has: id } }, select: { name: true } });
-  if (users.length > 0) throw new ApiError("unprocessable", `channel is used by rule(s) ${users.map((u) => u.name).join(", ")}; remove it from them first`);
+  if (users.length > 0) throw new InvalidInputError(`channel is used by rule(s) ${users.map((u) => u.name).join(", ")}; remove it from them first`);
   const { count } = await store.prisma.alertChannel.deleteMany({ where: { id } });
-  if (count === 0) throw new ApiError("not_found", `no alert channel ${id}`);
+  if (count === 0) throw new NotFoundError(`no alert channel ${id}`);
 }

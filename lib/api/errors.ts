@@ -1,8 +1,13 @@
+import { ZodError } from "zod";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import { formatIssues } from "../events/validate.ts";
 import { logger } from "../log.ts";
+import { MalformedBodyError, UnsupportedMediaTypeError } from "./ingest-body.ts";
 
 /**
- * The one error contract of the HTTP API: `{error: {code, message}}` with a status from this map. Anything not
- * an ApiError is a bug or an outage: the client gets a generic 500 and the detail goes to the log.
+ * The one error contract of the HTTP API: `{error: {code, message}}` with a status from this map. Domain errors
+ * (lib/errors.ts) and failed validations become an ApiError in `asApiError`, the only place that decides a status;
+ * anything else is a bug or an outage: the client gets a generic 500 and the detail goes to the log.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -29,9 +34,23 @@ export class ApiError extends Error {
   }
 }
 
+/** The status a failure maps to, or undefined for one that is not the client's doing. */
+export function asApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  // A query string or JSON body that fails its schema: every problem, by field, in one message.
+  if (error instanceof ZodError) return new ApiError("unprocessable", formatIssues(error));
+  if (error instanceof InvalidInputError) return new ApiError("unprocessable", error.message);
+  if (error instanceof NotFoundError) return new ApiError("not_found", error.message);
+  if (error instanceof ConflictError) return new ApiError("conflict", error.message);
+  if (error instanceof UnsupportedMediaTypeError) return new ApiError("unsupported_media_type", error.message);
+  if (error instanceof MalformedBodyError) return new ApiError("bad_request", error.message);
+  return undefined;
+}
+
 export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) {
-    return Response.json({ error: { code: error.code, message: error.message } }, { status: ERROR_STATUS[error.code], headers: error.headers });
+  const known = asApiError(error);
+  if (known) {
+    return Response.json({ error: { code: known.code, message: known.message } }, { status: ERROR_STATUS[known.code], headers: known.headers });
   }
   logger.error({ err: error }, "unhandled API error");
   return Response.json({ error: { code: "internal", message: "internal error; see the server log" } }, { status: 500 });

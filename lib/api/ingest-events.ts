@@ -4,8 +4,7 @@ import { recordIngestResults } from "../metrics/ingest-results.ts";
 import { insertEvents } from "../store/events-repo.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
-import { ApiError } from "./errors.ts";
-import { bodyFormatFor, MalformedBodyError, splitBody, UnsupportedMediaTypeError, type Rejection } from "./ingest-body.ts";
+import { bodyFormatFor, splitBody, type Rejection } from "./ingest-body.ts";
 import { maxBodyBytes, readBodyLimited } from "./read-body.ts";
 
 export interface IngestResponse {
@@ -20,21 +19,8 @@ export interface IngestResponse {
  */
 export async function ingestEvents(request: Request, store: () => Promise<Store>): Promise<IngestResponse> {
   requireIngestToken(request);
-  let format;
-  try {
-    format = bodyFormatFor(request.headers.get("content-type"));
-  } catch (error) {
-    if (error instanceof UnsupportedMediaTypeError) throw new ApiError("unsupported_media_type", error.message);
-    throw error;
-  }
-  const text = await readBodyLimited(request, maxBodyBytes());
-  let split;
-  try {
-    split = splitBody(text, format);
-  } catch (error) {
-    if (error instanceof MalformedBodyError) throw new ApiError("bad_request", error.message);
-    throw error;
-  }
+  const format = bodyFormatFor(request.headers.get("content-type"));
+  const split = splitBody(await readBodyLimited(request, maxBodyBytes()), format);
   const rejected = [...split.rejected];
   const events: NormalizedEvent[] = [];
   const lines: number[] = [];

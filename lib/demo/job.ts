@@ -1,4 +1,6 @@
+import { ConflictError } from "../errors.ts";
 import { logger } from "../log.ts";
+import { pendingDiagnoses, storeState } from "../queries/overview.ts";
 import { driverSink } from "../ingest/driver-sink.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { loadDemoDay, type DemoProgress } from "./load.ts";
@@ -43,4 +45,23 @@ export function startDemoJob(driver: SqlDriver, now = Date.now()): DemoJob {
     },
   );
   return demoJob();
+}
+
+export interface DemoStatus {
+  job: DemoJob;
+  /** Keys still waiting for diagnosis. */
+  diagnosisQueue: number;
+  storeEmpty: boolean;
+}
+
+export async function demoStatus(driver: SqlDriver): Promise<DemoStatus> {
+  const [queued, state] = await Promise.all([pendingDiagnoses(driver), storeState(driver)]);
+  return { job: demoJob(), diagnosisQueue: queued, storeEmpty: !state.hasEvents };
+}
+
+/** Demo data is only mixed into an empty store: a store holding events refuses it. */
+export async function startDemoIntoEmptyStore(driver: SqlDriver): Promise<DemoJob> {
+  if (demoJob().state === "loading") return demoJob();
+  if ((await storeState(driver)).hasEvents) throw new ConflictError("the store already holds events: demo data is only loaded into an empty store");
+  return startDemoJob(driver);
 }

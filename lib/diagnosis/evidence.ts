@@ -1,7 +1,7 @@
 /**
  * Evidence is data: a code, the events it rests on and the values a sentence needs. The sentences themselves are
- * built in messages.ts only, in every language, so a rule never formats text and a test can check a rule without
- * depending on wording. Times are epoch ms; `coarse` marks a fact that rests on a second-precision timestamp
+ * built outside lib/diagnosis, in lib/i18n/diagnosis-text.ts only, in every language, so a rule never formats text
+ * and a test can check a rule without depending on wording. Times are epoch ms; `coarse` marks a fact that rests on a second-precision timestamp
  * (broker log), `tolerant` one that holds only within the clock-skew allowance, and `receipt` one whose time is
  * when a collector received the record (the RabbitMQ firehose carries no timestamp of its own).
  */

@@ -6,7 +6,7 @@ import { CAUSES, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, t
 /**
  * Aggregates over many keys, per consumer group and topic: how often keys are duplicated, why, whether the dedup
  * layers held, how often the group rebalances, how far apart duplicates are per cause — and advice drawn from
- * those numbers. Advice is data (a code and its values); messages.ts words it.
+ * those numbers. Advice is data (a code and its values); lib/i18n/diagnosis-text.ts words it.
  */
 
 export interface DeliveredKeys {

@@ -2,7 +2,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { canonicalInstance } from "../events/instance.ts";
 
 /**
- * Which stored events a key's diagnosis reads, as pure predicates: the store's SQL (lib/store/diagnosis-input.ts)
+ * Which stored events a key's diagnosis reads, as pure predicates: the store's SQL (lib/queries/diagnosis-input.ts)
  * and the evaluation over simulator output both select with these, so what is graded is what the API answers.
  *
  * 1. The key's own events (bizKey = K), plus keyless events that name one of its msgIds: client-log lines carry a

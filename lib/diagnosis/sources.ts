@@ -3,7 +3,7 @@ import type { SourceKind } from "./types.ts";
 
 /**
  * Which collector wrote an event, and what its lifecycle and rebalance actions mean for ownership. Collector event
- * ids start with the format (`<format>:<hash>`, collectors/fingerprint.ts) whatever source name the ingest was
+ * ids start with the format (`<format>:<hash>`, collectors/record-fingerprint.ts) whatever source name the ingest was
  * given; collectors set `source` to `<format>:<file>` by default; events posted by hand may carry any id and
  * source, so the detail markers each collector leaves (traceRecord, brokerLine, template, layer) decide last.
  */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { contentFingerprint } from "./fingerprint.ts";
+import { contentFingerprint } from "./content-fingerprint.ts";
 import { valueProblem } from "./limits.ts";
 import { eventInputSchema, type NormalizedEvent } from "./model.ts";
 

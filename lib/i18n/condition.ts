@@ -1,19 +1,16 @@
 import { describeCondition, layersAfter, measuredValue, type Condition } from "../alerts/conditions.ts";
-import { causeName, type Locale } from "../diagnosis/messages.ts";
+import { formatDuration } from "../format/duration.ts";
+import { causeName } from "./diagnosis-text.ts";
 import { dictionary } from "./dictionary.ts";
+import type { Locale } from "./locale.ts";
 
 /**
  * A rule's condition in the reader's language, for the alerts page. English is describeCondition's sentence, the
  * one notifications, the API and the firing history carry, so the English page and the messages never drift apart.
  */
 
-/** The same whole units as the English "15m", "2h", "1d". */
-function span(seconds: number): string {
-  if (seconds % 86400 === 0) return `${seconds / 86400} 天`;
-  if (seconds % 3600 === 0) return `${seconds / 3600} 小时`;
-  if (seconds % 60 === 0) return `${seconds / 60} 分钟`;
-  return `${seconds} 秒`;
-}
+/** A window or silence in seconds, written as every duration is (lib/format/duration.ts). */
+const span = (seconds: number) => formatDuration(seconds * 1000, "zh-CN");
 
 function scope(c: { group?: string | undefined; topic?: string | undefined }): string {
   const parts = [c.group ? `消费组 ${c.group}` : "", c.topic ? `主题 ${c.topic}` : ""].filter(Boolean);
@@ -48,5 +45,5 @@ export function conditionText(c: Condition, locale: Locale): string {
 
 /** A firing's "what": its stored summary in English; in Chinese from the condition it fired on, when it was kept. */
 export function firingSummary(f: { summary: string; condition: Condition | null; value: number }, locale: Locale): string {
-  return locale === "zh-CN" && f.condition !== null ? `${chinese(f.condition)}：当前 ${measuredValue(f.condition, f.value)}` : f.summary;
+  return locale === "zh-CN" && f.condition !== null ? `${chinese(f.condition)}：当前 ${measuredValue(f.condition, f.value, "zh-CN")}` : f.summary;
 }

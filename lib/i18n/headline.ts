@@ -1,13 +1,13 @@
-import type { TextEvidence } from "../api/key-report.ts";
-import { causeName, defectName, type Locale } from "../diagnosis/messages.ts";
 import type { EvidenceCode } from "../diagnosis/evidence.ts";
 import type { Cause, DedupLayer, Defect, Outcome } from "../diagnosis/vocabulary.ts";
+import { causeName, defectName, type TextEvidence } from "./diagnosis-text.ts";
 import { dictionary } from "./dictionary.ts";
+import type { Locale } from "./locale.ts";
 
 /**
  * The verdict in one sentence, for the top of the key page: "Duplicate caused by a **rebalance**: queue … moved
  * from A to B …; caught by the **DB unique key**". The cause and outcome words and the evidence sentence come
- * from lib/diagnosis/messages.ts; this only picks the evidence that shows the cause best and joins the parts.
+ * from lib/i18n/diagnosis-text.ts; this only picks the evidence that shows the cause best and joins the parts.
  * Segments, not markup, so the page decides how to emphasise.
  */
 

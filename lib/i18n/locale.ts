@@ -1,9 +1,11 @@
-import type { Locale } from "../diagnosis/messages.ts";
-
 /**
- * Which language a request gets: `?lang=` (a shared link), then the switch's cookie, then the browser's
- * Accept-Language, then English. Pure, so the proxy, pages and route handlers decide alike.
+ * The languages dupscope speaks, and which one a request gets: `?lang=` (a shared link), then the switch's cookie,
+ * then the browser's Accept-Language, then English. Pure and import-free, so the proxy, pages, route handlers and
+ * lib/format decide alike.
  */
+
+/** English and Simplified Chinese (many RocketMQ users read Chinese first). */
+export type Locale = "en" | "zh-CN";
 
 export const LOCALE_COOKIE = "dupscope_lang";
 /** Set by proxy.ts from `?lang=`, for the layout, which cannot read the query. */

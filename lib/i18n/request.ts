@@ -1,7 +1,6 @@
 import { cookies, headers } from "next/headers";
-import type { Locale } from "../diagnosis/messages.ts";
 import { dictionary, type Dictionary } from "./dictionary.ts";
-import { LANG_HEADER, LOCALE_COOKIE, pickLocale } from "./locale.ts";
+import { LANG_HEADER, LOCALE_COOKIE, pickLocale, type Locale } from "./locale.ts";
 
 /** The locale of the request being rendered (server components and route handlers only). */
 export async function requestLocale(query?: string | string[]): Promise<Locale> {

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { BlockList, isIP } from "node:net";
+import { formatDuration } from "../format/duration.ts";
 
 /**
  * Every request dupscope makes on a user's say-so (alert channels, the Redis inspector) goes through here: only the
@@ -146,9 +147,9 @@ export async function outboundPost(raw: string, body: string, options: OutboundO
         response.on("error", (error) => (size >= maxBytes ? done() : reject(error)));
       },
     );
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${formatDuration(timeoutMs)}`)), timeoutMs);
     request.on("close", () => clearTimeout(deadline));
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on("timeout", () => request.destroy(new Error(`no answer within ${formatDuration(timeoutMs)}`)));
     request.on("error", reject);
     request.end(body);
   });

@@ -268,3 +268,9 @@ export async function filterChoices(driver: SqlDriver, f: Filters): Promise<{ gr
     [...new Set([...rows.filter((r) => r.kind === kind && r.name !== "").map((r) => r.name), ...(current ? [current] : [])])].sort();
   return { groups: pick("group", f.group), topics: pick("topic", f.topic) };
 }
+
+/** Keys waiting in the diagnosis queue: how far the worker is behind the writes. */
+export async function pendingDiagnoses(driver: SqlDriver): Promise<number> {
+  const [row] = await driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM diagnosis_queue`);
+  return num(row?.n);
+}

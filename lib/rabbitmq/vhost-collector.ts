@@ -4,6 +4,7 @@ import { formatKeySpec } from "../../collectors/rabbitmq-firehose/config.ts";
 import { firehoseLineParser } from "../../collectors/rabbitmq-firehose/parse.ts";
 import { table, text, type FirehoseRecord } from "../../collectors/rabbitmq-firehose/record.ts";
 import type { ParseContext } from "../../collectors/types.ts";
+import { formatDuration } from "../format/duration.ts";
 import type { EventSink } from "../ingest/sink.ts";
 import { Batcher, type BatchCounters } from "./batcher.ts";
 import { ChannelDirectory } from "./channel-directory.ts";
@@ -81,7 +82,7 @@ export class VhostCollector {
   run(signal: AbortSignal): Promise<void> {
     const backoff = { initialDelayMs: this.config.reconnectInitialDelayMs, maxDelayMs: this.config.reconnectMaxDelayMs };
     return runWithReconnect((s) => this.session(s), backoff, signal, (error, delay) =>
-      this.options.log(`rabbitmq ${this.vhost}: ${error instanceof Error ? error.message : String(error)}; reconnecting in about ${Math.round(delay)} ms`),
+      this.options.log(`rabbitmq ${this.vhost}: ${error instanceof Error ? error.message : String(error)}; reconnecting in about ${formatDuration(delay)}`),
     );
   }
 
@@ -158,7 +159,7 @@ export class VhostCollector {
     setTimeout(() => {
       if (this.probeSeq !== seq || this.stats.tracing === "on" || signal.aborted || !this.stats.connected) return;
       if (this.stats.tracing === "unknown") {
-        this.options.log(`rabbitmq ${this.vhost}: no trace of the probe message after ${PROBE_TIMEOUT_MS / 1000} s: tracing is off; run rabbitmqctl trace_on -p ${this.vhost}`);
+        this.options.log(`rabbitmq ${this.vhost}: no trace of the probe message after ${formatDuration(PROBE_TIMEOUT_MS)}: tracing is off; run rabbitmqctl trace_on -p ${this.vhost}`);
       }
       this.stats.tracing = "off";
       this.probeTracing(channel, signal);

@@ -1,6 +1,6 @@
 import { MINUTE, SECOND } from "./clock.ts";
 import { crashInstance, scaleOutAndIn, type CrashMode } from "./model/membership.ts";
-import { restartBroker } from "./model/broker-ops.ts";
+import { restartBroker } from "./model/broker-restart.ts";
 import { send, type SendOutcome, type TransactionPlan } from "./model/produce.ts";
 import type { Sim } from "./model/sim.ts";
 import type { Behavior } from "./model/state.ts";

@@ -1,4 +1,4 @@
-import type { TraceRecord } from "../../collectors/rocketmq-trace/parse.ts";
+import type { TraceRecord } from "../../collectors/codecs/rocketmq-trace-body.ts";
 import type { DedupLayer } from "../diagnosis/vocabulary.ts";
 import type { QueueRef } from "./allocation.ts";
 

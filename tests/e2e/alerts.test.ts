@@ -5,7 +5,7 @@ import { dictionary } from "../../lib/i18n/dictionary.ts";
 import { runSimulation } from "../../lib/simulator/run.ts";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
-import { startHttpReceiver, type HttpReceiver } from "../integration/alerts-fixtures.ts";
+import { startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -82,7 +82,7 @@ describe("alerts page", () => {
     await ruleForm.getByRole("button", { name: "Create rule" }).click();
     const row = page.locator('tr[data-rule="ledger leak"]');
     await row.waitFor();
-    assert.match(await row.innerText(), /inactive[\s\S]*leaked duplicates in group cg_ledger > 0 in 2h[\s\S]*e2e hook/);
+    assert.match(await row.innerText(), /inactive[\s\S]*leaked duplicates in group cg_ledger > 0 in 2 h[\s\S]*e2e hook/);
   });
 
   it("fires on simulator data and shows the firing with its keys", async () => {
@@ -105,7 +105,7 @@ describe("alerts page", () => {
     }
 
     const history = page.getByRole("table", { name: "Firing history" });
-    assert.match(await history.innerText(), /ledger leak[\s\S]*critical[\s\S]*leaked duplicates in group cg_ledger > 0 in 2h: now \d+/);
+    assert.match(await history.innerText(), /ledger leak[\s\S]*critical[\s\S]*leaked duplicates in group cg_ledger > 0 in 2 h: now \d+/);
     const links = await history.getByRole("link").allInnerTexts();
     assert.ok(links.length > 0 && links.every((k) => leaked.includes(k)), `history links ${links.join(", ")} are leaked keys (${leaked.join(", ")})`);
     await assertAccessible(page, "the alerts page with a firing rule");
@@ -136,7 +136,7 @@ describe("alerts page", () => {
     assert.deepEqual(await zh.locator("main h3").allTextContents(), ["新建规则", "新建通知渠道"]);
 
     const rules = zh.getByRole("table", { name: "告警规则" });
-    assert.match(await rules.locator('tr[data-rule="ledger leak"]').innerText(), /告警中[\s\S]*2 小时内消费组 cg_ledger 中泄漏的重复消费 > 0[\s\S]*0 秒[\s\S]*严重[\s\S]*e2e hook[\s\S]*编辑[\s\S]*删除/);
+    assert.match(await rules.locator('tr[data-rule="ledger leak"]').innerText(), /告警中[\s\S]*2 小时内消费组 cg_ledger 中泄漏的重复消费 > 0[\s\S]*0 毫秒[\s\S]*严重[\s\S]*e2e hook[\s\S]*编辑[\s\S]*删除/);
     assert.match(await zh.getByRole("table", { name: "触发历史" }).innerText(), /ledger leak[\s\S]*严重/);
     assert.match(await zh.getByRole("table", { name: "通知渠道" }).innerText(), /e2e hook[\s\S]*Webhook[\s\S]*是/);
 

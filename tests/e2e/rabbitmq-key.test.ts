@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { causeName } from "../../lib/diagnosis/messages.ts";
+import { causeName } from "../../lib/i18n/diagnosis-text.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
@@ -142,7 +142,7 @@ describe("RabbitMQ key page in Chromium", () => {
         `delivered (${q} → invoice-worker-b (1))`,
       ],
     );
-    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["gap 3.3 s"]);
+    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["gap 3.2 s"]);
     const legend = await page.locator(".tl-legend li").allTextContents();
     for (const entry of ["↓ delivered", "☠ dead-lettered (x-death)", "↪ shovelled back (x-shovelled)", "⊗ channel or connection closed"]) assert.ok(legend.includes(entry), `${entry} in ${legend.join(" | ")}`);
     await screenshot(page, "key-rabbitmq-dlq-replay");

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { toNdjson } from "../helpers/events.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, type HttpReceiver } from "./alerts-fixtures.ts";
+import { leakStory, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
 
 /**
  * The built server's own alerting loop: rules and channels made through the API, a leak ingested over HTTP fires

@@ -9,13 +9,13 @@ import { measure } from "../../lib/alerts/measure.ts";
 import { createChannel, createRule, getRule } from "../../lib/alerts/repo.ts";
 import { channelInputSchema, ruleInputSchema } from "../../lib/alerts/schema.ts";
 import { validateEvent } from "../../lib/events/validate.ts";
-import { drainQueue } from "../../lib/store/diagnoses.ts";
+import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import type { StoreConfig } from "../../lib/store/config.ts";
 import { freePort } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from "./alerts-fixtures.ts";
+import { leakStory, startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from "../helpers/alerts-fixtures.ts";
 
 /**
  * The alerting path end to end in one process, with a controlled clock: a leak is stored and diagnosed, the rule
@@ -159,7 +159,7 @@ for (const backend of backends) {
       assert.equal(am!.body.status, "firing");
       assert.deepEqual([alert.labels!.alertname, alert.labels!.severity, alert.labels!.team], ["payment leak", "critical", "payments"]);
       assert.equal(alert.endsAt, "0001-01-01T00:00:00Z");
-      assert.match(alert.annotations!.summary!, /leaked duplicates in group pay-consumer > 0 in 1h: now 1/);
+      assert.match(alert.annotations!.summary!, /leaked duplicates in group pay-consumer > 0 in 1 h: now 1/);
 
       const [ding] = byPath(http, "/dingtalk/robot/send");
       const timestamp = ding!.query.get("timestamp")!;

@@ -10,7 +10,7 @@ import { rebalanceHistory } from "../../lib/groups/rebalance-history.ts";
 import { groupActivity, groupSummaries } from "../../lib/queries/groups.ts";
 import { resolveSearch } from "../../lib/queries/search.ts";
 import { newestDuplicates } from "../../lib/queries/live.ts";
-import { drainQueue } from "../../lib/store/diagnoses.ts";
+import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 

@@ -4,7 +4,7 @@ import { loadDemoDay } from "../../lib/demo/load.ts";
 import { contextOf, msgIdsOf } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
-import { loadDiagnosisInputs } from "../../lib/store/diagnosis-input.ts";
+import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";

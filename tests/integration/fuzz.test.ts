@@ -1,9 +1,9 @@
 import { after, before, describe, it } from "node:test";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
-import { assertFor, eventsProperty, formatProperty } from "../fuzz/properties.ts";
+import { assertFor, eventsProperty, formatProperty } from "../helpers/fuzz-properties.ts";
 
-/** The ingest endpoints under hostile input (tests/fuzz/properties.ts), bounded for CI: ~25 s per property and store. */
+/** The ingest endpoints under hostile input (tests/helpers/fuzz-properties.ts), bounded for CI: ~25 s per property and store. */
 const SECONDS = Number(process.env.FUZZ_SECONDS_PER_PROPERTY ?? 25);
 const TOKEN = "fuzz-token";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { backends } from "../helpers/stores.ts";
-import { citedEventIds, type KeyReport } from "../../lib/api/key-report.ts";
+import { citedEventIds, type KeyReport } from "../../lib/views/key-report.ts";
 import { ORDER_KEY, orderStory, T0, toNdjson } from "../helpers/events.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 

@@ -4,7 +4,7 @@ import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { startCollector, type RunningCollector } from "../../lib/rabbitmq/collector.ts";
 import { localConnectionName } from "../../lib/rabbitmq/connection-name.ts";
 import { dropQueueOf } from "../../lib/rabbitmq/topology.ts";
-import { diagnoseKeys } from "../../lib/store/diagnoses.ts";
+import { diagnoseKeys } from "../../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { ackLostStory, brokerProblems, deleteQueues, dlqReplayStory, producerRetryStory, rabbitmqctl, sleep, uniqueName } from "../helpers/rabbitmq.ts";
 import { backends } from "../helpers/stores.ts";

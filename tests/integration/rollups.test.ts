@@ -7,7 +7,7 @@ import { parseFilters, type Filters } from "../../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, EPISODE_MS, filterChoices, gapHistogram, outcomesOverTime, OWNERSHIP_ACTIONS, topByRate, totals } from "../../lib/queries/overview.ts";
 import { groupSummaries } from "../../lib/queries/groups.ts";
 import { fromRollups } from "../../lib/queries/sql.ts";
-import { drainQueue } from "../../lib/store/diagnoses.ts";
+import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { validateEvent } from "../../lib/events/validate.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
-import { loadDiagnosisInputs } from "../../lib/store/diagnosis-input.ts";
+import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { ORDER_KEY, orderStory, T0 } from "../helpers/events.ts";
@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../../collectors/registry.ts";
 import { parseLines } from "../../collectors/types.ts";
-import { drainQueue } from "../../lib/store/diagnoses.ts";
+import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 
 const story = path.join(import.meta.dirname, "..", "fixtures", "rebalance-story");
 function storyEvents(file: string, format: string, instance?: string): NormalizedEvent[] {

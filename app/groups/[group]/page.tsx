@@ -1,25 +1,21 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { TtlSample } from "@/app/_groups/TtlSample.tsx";
-import { CauseWidget, Kpis, OutcomeWidget } from "@/app/_overview/widgets.tsx";
+import { CauseWidget, Kpis, OutcomeWidget } from "@/components/overview/OverviewWidgets.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { InstanceLanes } from "@/components/groups/InstanceLanes.tsx";
 import { RebalanceHistory } from "@/components/groups/RebalanceHistory.tsx";
 import { WidgetSkeleton } from "@/components/Widget.tsx";
-import { findings } from "@/lib/api/findings-query.ts";
 import { pathParam } from "@/lib/format/path-param.ts";
-import { instancesOverTime } from "@/lib/groups/membership.ts";
-import { rebalanceHistory } from "@/lib/groups/rebalance-history.ts";
+import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
-import { ACTIVITY_LIMIT, groupActivity } from "@/lib/queries/groups.ts";
-import { filterChoices } from "@/lib/queries/overview.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { filterChoices } from "@/lib/views/filters.ts";
+import { ACTIVITY_LIMIT, GROUP_PAGE_DIAGNOSES, groupPage } from "@/lib/views/groups.ts";
+import { TtlSample } from "./TtlSample.tsx";
 
 export const dynamic = "force-dynamic";
 
-/** Keys with findings the page reads at most, newest first. */
-const GROUP_PAGE_DIAGNOSES = 2_000;
 
 type Props = { params: Promise<{ group: string }>; searchParams: Promise<SearchParams> };
 
@@ -33,18 +29,13 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const group = pathParam((await params).group);
   const sp = await searchParams;
   const { locale, t } = await requestText(sp.lang);
-  const store = await getStore();
+  const { driver } = await getStore();
   const f = { ...parseFilters(sp, Date.now()), group };
-  const [activity, choices, found] = await Promise.all([
-    groupActivity(store.driver, group, f),
-    filterChoices(store.driver, f),
-    // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
-    findings(store, { from: f.from, to: f.to, group, lang: locale }, GROUP_PAGE_DIAGNOSES),
+  // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
+  const [{ spans, episodes, activityCut, advice, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
+    groupPage(driver, group, f, locale),
+    filterChoices(driver, f),
   ]);
-  const spans = instancesOverTime(activity.events);
-  const episodes = rebalanceHistory(activity.events);
-  const advice = found.groups.flatMap((g) => g.adviceText);
-  const perHour = found.groups.find((g) => g.rebalances.perHour !== null)?.rebalances.perHour ?? null;
   const props = { f, locale };
   return (
     <>
@@ -58,8 +49,8 @@ export default async function GroupPage({ params, searchParams }: Props) {
       <section aria-labelledby="instances-title">
         <h2 id="instances-title">{t.groups.instances}</h2>
         <p className="muted note">{t.groups.instancesNote}</p>
-        {activity.truncated ? (
-          <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, new Date(activity.events[0]!.ts).toISOString().slice(0, 19).replace("T", " "))}</p>
+        {activityCut ? (
+          <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, formatTime(activityCut.firstTs, { precision: "s" }))}</p>
         ) : null}
         {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} from={f.from} to={f.to} t={t} />}
       </section>
@@ -73,7 +64,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
         <section className="widget" aria-labelledby="findings-title">
           <h2 id="findings-title">{t.groups.findings}</h2>
           {perHour !== null ? <p className="muted note">{t.groups.perHour(String(perHour))}</p> : null}
-          {found.truncated ? <p className="muted note">{t.groups.findingsSample(GROUP_PAGE_DIAGNOSES)}</p> : null}
+          {findingsSampled ? <p className="muted note">{t.groups.findingsSample(GROUP_PAGE_DIAGNOSES)}</p> : null}
           {advice.length === 0 ? (
             <p className="muted">{t.groups.noFindings}</p>
           ) : (

@@ -1,16 +1,18 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { RedisMarkers } from "@/app/_key/RedisMarkers.tsx";
 import { EventTable } from "@/components/EventTable.tsx";
 import { Timeline } from "@/components/timeline/Timeline.tsx";
-import type { KeyReport } from "@/lib/api/key-report.ts";
-import { defectName, type Locale } from "@/lib/diagnosis/messages.ts";
+import type { KeyReport } from "@/lib/views/key-report.ts";
+import { defectName } from "@/lib/i18n/diagnosis-text.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
 import { pathParam } from "@/lib/format/path-param.ts";
+import { formatTime } from "@/lib/format/time.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { verdictHeadline } from "@/lib/i18n/headline.ts";
 import { requestText } from "@/lib/i18n/request.ts";
-import { keyPage } from "@/lib/queries/key.ts";
+import { keyPage } from "@/lib/views/key-page.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { RedisMarkers } from "./RedisMarkers.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -97,7 +99,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       {timeline.lanes.length > 0 ? (
         <section aria-labelledby="timeline-title">
           <h2 id="timeline-title">{t.key.timeline}</h2>
-          <p className="muted note">{t.key.timelineNote(new Date(timeline.start).toISOString().slice(0, 23).replace("T", " "))}</p>
+          <p className="muted note">{t.key.timelineNote(formatTime(timeline.start))}</p>
           <Timeline data={timeline} t={t} locale={locale} />
         </section>
       ) : null}

@@ -26,7 +26,6 @@ export const channelConfigSchemas = {
 } as const;
 
 export type ChannelType = keyof typeof channelConfigSchemas;
-export const CHANNEL_TYPES = Object.keys(channelConfigSchemas) as ChannelType[];
 
 export type ChannelConfig<T extends ChannelType = ChannelType> = z.infer<(typeof channelConfigSchemas)[T]>;
 

@@ -1,3 +1,5 @@
+import { formatTime } from "../../format/time.ts";
+
 /** What one notification says, whatever the channel: built from the stored firing and its rule at send time. */
 export interface AlertMessage {
   /** Why it is sent: the alert started firing, is still firing (repeat interval), or resolved. */
@@ -28,13 +30,15 @@ export function title(message: AlertMessage): string {
   return `[${tag}] ${message.ruleName} (${message.severity})`;
 }
 
+const when = (d: Date) => formatTime(d.getTime(), { precision: "s", zone: true });
+
 /** The body as Markdown lines, which DingTalk, WeCom, Feishu and Slack (with its own link syntax) all render. */
 export function markdownLines(message: AlertMessage, link: (text: string, url: string) => string): string[] {
   const labels = Object.entries(message.labels).map(([k, v]) => `${k}=${v}`);
   return [
     message.summary,
     ...(message.description ? [message.description] : []),
-    `fired at ${message.firedAt.toISOString()}${message.resolvedAt ? `, resolved at ${message.resolvedAt.toISOString()}` : ""}`,
+    `fired at ${when(message.firedAt)}${message.resolvedAt ? `, resolved at ${when(message.resolvedAt)}` : ""}`,
     ...(labels.length > 0 ? [`labels: ${labels.join(", ")}`] : []),
     ...(message.keys.length > 0 ? [`keys: ${message.keys.map((k) => link(k, message.keyUrl(k))).join(", ")}`] : []),
     link("open in dupscope", message.alertsUrl),

@@ -1,13 +1,15 @@
 import type { QueueRef } from "../allocation.ts";
-import { lastTick, nextTick } from "../clock.ts";
+import { nextTick } from "../clock.ts";
 import { offsetMsgId } from "../ids.ts";
-import { DEFAULTS, type BrokerName } from "../topology.ts";
-import { onStored, resumePulls } from "./consume.ts";
-import { reRegisterAll } from "./membership.ts";
+import { DEFAULTS } from "../topology.ts";
 import type { Sim } from "./sim.ts";
 import type { BrokerState, CopyOrigin, Message, RetryReason, ScheduleEntry, StoredCopy } from "./state.ts";
 
-/** What brokers do: store copies, run the schedule (delay) service and transaction check-backs, restart. */
+/**
+ * What brokers do: store copies, run the schedule (delay) service and transaction check-backs. Nothing here calls
+ * back into the clients: consume.ts wakes the consumers of a stored copy (storeAndWake), broker-restart.ts
+ * reconnects them after a restart.
+ */
 
 export interface StoreSpec {
   message: Message;
@@ -32,7 +34,8 @@ export function storeSize(message: Message): number {
   return 180 + message.body.length + message.bizKey.length + message.topic.length;
 }
 
-export function storeCopy(sim: Sim, spec: StoreSpec): StoredCopy {
+/** Appends a copy to its queue and the broker's commit log. Consumers are not told: use consume.ts's storeAndWake. */
+export function appendCopy(sim: Sim, spec: StoreSpec): StoredCopy {
   const broker = sim.broker(spec.ref.broker);
   const queue = sim.queue(spec.ref);
   const size = storeSize(spec.message);
@@ -54,7 +57,6 @@ export function storeCopy(sim: Sim, spec: StoreSpec): StoredCopy {
     lastPulledBy: new Map(),
   };
   queue.copies.push(copy);
-  onStored(sim, copy);
   return copy;
 }
 
@@ -65,7 +67,7 @@ export function scheduleDelivery(sim: Sim, broker: BrokerState, dueAt: number, r
   sim.at(dueAt + sim.rng.int(0, 100), () => deliverScheduled(sim, broker, entry));
 }
 
-function deliverScheduled(sim: Sim, broker: BrokerState, entry: ScheduleEntry): void {
+export function deliverScheduled(sim: Sim, broker: BrokerState, entry: ScheduleEntry): void {
   if (!broker.up || entry.deliveredAt !== undefined) return;
   entry.deliveredAt = sim.now;
   entry.write(entry.again === true);
@@ -111,38 +113,4 @@ function runCheckCycle(sim: Sim, broker: BrokerState, tick: number): void {
     at += sim.rng.int(1, 4);
   }
   sim.brokerLine(broker, "transaction", at, { type: "tx_check_end", costMs: at - sim.now });
-}
-
-/**
- * A broker crash and restart. The schedule service persists its delivery progress every 10 s, so delayed messages
- * delivered since the last persist are delivered again after the restart: two copies in the real topic. Consumers
- * reconnect and pulls resume; the route is not changed (the model keeps the broker's queues assigned meanwhile).
- */
-export function restartBroker(sim: Sim, name: BrokerName, at: number, downMs: number): void {
-  const broker = sim.brokers[name];
-  sim.at(at, () => {
-    if (!broker.up) return;
-    broker.up = false;
-    const persistedAt = lastTick(broker.phases.delayPersist, DEFAULTS.delayOffsetPersistMs, sim.now);
-    for (const entry of broker.schedule) {
-      if (entry.rewritable && entry.deliveredAt !== undefined && entry.deliveredAt > persistedAt) {
-        entry.deliveredAt = undefined;
-        entry.again = true;
-      }
-    }
-    sim.at(sim.now + downMs, () => bootBroker(sim, broker));
-  });
-}
-
-function bootBroker(sim: Sim, broker: BrokerState): void {
-  broker.up = true;
-  sim.brokerLine(broker, "broker", sim.now, { type: "broker_boot", brokerName: broker.name, brokerAddr: broker.addr });
-  let at = sim.now + sim.rng.int(200, 600);
-  for (const entry of broker.schedule) {
-    if (entry.deliveredAt !== undefined || entry.dueAt > sim.now) continue;
-    sim.at(at, () => deliverScheduled(sim, broker, entry));
-    at += sim.rng.int(0, 40);
-  }
-  reRegisterAll(sim, broker);
-  resumePulls(sim, broker);
 }

@@ -1,9 +1,9 @@
-import type { TraceRecord } from "../../../collectors/rocketmq-trace/parse.ts";
+import type { TraceRecord } from "../../../collectors/codecs/rocketmq-trace-body.ts";
 import { queueName } from "../allocation.ts";
 import { nextTick } from "../clock.ts";
 import type { AttemptKey, CheckResult, LayerLine } from "../dedup-layers.ts";
 import { DEFAULTS, delayOfLevel, dlqTopic, REGION, retryTopic } from "../topology.ts";
-import { appendCommitLog, scheduleDelivery, storeCopy, storeSize } from "./broker-ops.ts";
+import { appendCommitLog, appendCopy, scheduleDelivery, storeSize, type StoreSpec } from "./broker-ops.ts";
 import { messageView } from "./message-view.ts";
 import type { Sim } from "./sim.ts";
 import type { Attempt, BrokerState, ConsumerInstance, Delivery, ProcessQueue, RetryReason, StoredCopy } from "./state.ts";
@@ -18,8 +18,15 @@ import { traceRecord } from "./trace-dispatch.ts";
 
 type Outcome = "executed" | "failed_clean" | "failed_after_effect";
 
+/** The broker stores a copy (broker-ops.ts's appendCopy) and every consumer holding its queue is woken to pull it. */
+export function storeAndWake(sim: Sim, spec: StoreSpec): StoredCopy {
+  const copy = appendCopy(sim, spec);
+  onStored(sim, copy);
+  return copy;
+}
+
 /** A new copy in a queue: every instance holding that queue (two during a rebalance overlap) pulls it. */
-export function onStored(sim: Sim, copy: StoredCopy): void {
+function onStored(sim: Sim, copy: StoredCopy): void {
   for (const group of sim.groupsOfTopic(copy.queue.ref.topic)) {
     if (copy.forGroup !== undefined && copy.forGroup !== group.name) continue;
     for (const instance of group.members) {
@@ -344,13 +351,13 @@ function sendBack(sim: Sim, attempt: Attempt, delayLevel: number, reason: RetryR
   const broker = own.up ? own : Object.values(sim.brokers).find((b) => b.up) ?? own;
   const base = { message: copy.message, originMessageId: copy.originMessageId ?? copy.offsetMsgId, forGroup: group.name, parentSeq: attempt.delivery.seq };
   if (copy.reconsumeTimes >= DEFAULTS.maxReconsumeTimes && reason === "failure") {
-    const dlq = storeCopy(sim, { ...base, ref: { topic: dlqTopic(group.name), broker: broker.name, queueId: 0 }, origin: "dlq", reconsumeTimes: copy.reconsumeTimes, delayLevel });
+    const dlq = storeAndWake(sim, { ...base, ref: { topic: dlqTopic(group.name), broker: broker.name, queueId: 0 }, origin: "dlq", reconsumeTimes: copy.reconsumeTimes, delayLevel });
     planDlqReplays(sim, instance, dlq);
     return;
   }
   appendCommitLog(broker, storeSize(copy.message));
   scheduleDelivery(sim, broker, sim.now + delayOfLevel(delayLevel), false, () =>
-    storeCopy(sim, {
+    storeAndWake(sim, {
       ...base,
       ref: { topic: retryTopic(group.name), broker: broker.name, queueId: 0 },
       origin: "retry",

@@ -1,6 +1,7 @@
-import type { TraceRecord } from "../../../collectors/rocketmq-trace/parse.ts";
+import type { TraceRecord } from "../../../collectors/codecs/rocketmq-trace-body.ts";
 import { BROKER_NAMES, DEFAULTS, delayOfLevel, QUEUES_PER_BROKER, REGION, type BrokerName } from "../topology.ts";
-import { planCheckBack, scheduleDelivery, appendCommitLog, storeCopy, storeHalf, storeSize } from "./broker-ops.ts";
+import { planCheckBack, scheduleDelivery, appendCommitLog, storeHalf, storeSize } from "./broker-ops.ts";
+import { storeAndWake } from "./consume.ts";
 import type { Sim } from "./sim.ts";
 import type { BrokerState, CopyOrigin, Message, ProducerProcess } from "./state.ts";
 import { traceRecord } from "./trace-dispatch.ts";
@@ -131,11 +132,11 @@ function store(sim: Sim, spec: SendSpec, message: Message, broker: BrokerState, 
     // The answer names the SCHEDULE_TOPIC_XXXX record; the copies in the real topic come when it is due.
     const record = appendCommitLog(broker, storeSize(message));
     scheduleDelivery(sim, broker, sim.now + delayOfLevel(level), true, (again) =>
-      storeCopy(sim, { message, ref, origin: again ? "delayed_double_write" : "send", delayLevel: level }),
+      storeAndWake(sim, { message, ref, origin: again ? "delayed_double_write" : "send", delayLevel: level }),
     );
     return { offsetMsgId: record.offsetMsgId };
   }
-  return { offsetMsgId: storeCopy(sim, { message, ref, origin }).offsetMsgId };
+  return { offsetMsgId: storeAndWake(sim, { message, ref, origin }).offsetMsgId };
 }
 
 function pubRecord(message: Message, broker: BrokerState, startedAt: number, rt: number, offsetMsgId: string, success: boolean): TraceRecord {
@@ -187,12 +188,12 @@ function runLocalTransaction(sim: Sim, plan: TransactionPlan, message: Message, 
     traceRecord(sim, message.producer, endTransactionRecord(message, broker, sim.now, state, false));
     sim.at(sim.now + sim.rng.int(1, 3), () => {
       if (!broker.up) return;
-      if (state === "COMMIT_MESSAGE") storeCopy(sim, { message, ref, origin: "send" });
+      if (state === "COMMIT_MESSAGE") storeAndWake(sim, { message, ref, origin: "send" });
       if (plan === "commit") return;
       const origin: CopyOrigin = plan === "commit_twice" ? "transaction_checkback" : "send";
       planCheckBack(sim, broker, half.storedAt, (lineAt) => {
         sim.brokerLine(broker, "transaction", lineAt, { type: "tx_check", topic: message.topic, uniqKey: message.msgId, halfOffset: half.halfOffset, commitLogOffset: half.commitLogOffset });
-        checkBack(sim, message, broker, lineAt, () => storeCopy(sim, { message, ref, origin }));
+        checkBack(sim, message, broker, lineAt, () => storeAndWake(sim, { message, ref, origin }));
       });
     });
   });

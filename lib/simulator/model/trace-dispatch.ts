@@ -1,4 +1,4 @@
-import type { TraceRecord } from "../../../collectors/rocketmq-trace/parse.ts";
+import type { TraceRecord } from "../../../collectors/codecs/rocketmq-trace-body.ts";
 import { DEFAULTS } from "../topology.ts";
 import type { Sim } from "./sim.ts";
 import type { Host, TraceBuffer } from "./state.ts";

@@ -1,4 +1,4 @@
-import { formatTraceRecord } from "../../../collectors/rocketmq-trace/parse.ts";
+import { formatTraceRecord } from "../../../collectors/codecs/rocketmq-trace-body.ts";
 import type { TraceMessageOut } from "../records.ts";
 
 /** One trace message per NDJSON line, `{bornHost, body, storeTimestamp, msgId}`, its records concatenated. */

@@ -34,10 +34,10 @@ describe("alert rule conditions", () => {
   });
 
   it("describes conditions in words", () => {
-    assert.equal(describeCondition(conditionSchema.parse({ kind: "cause_count", cause: "rebalance", group: "g", threshold: 5, windowSeconds: 900 })), "rebalance duplicates in group g > 5 in 15m");
+    assert.equal(describeCondition(conditionSchema.parse({ kind: "cause_count", cause: "rebalance", group: "g", threshold: 5, windowSeconds: 900 })), "rebalance duplicates in group g > 5 in 15 min");
     assert.equal(
       describeCondition(conditionSchema.parse({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 })),
-      "redis miss rate in group g (hits by db/state of all hits from redis on) > 5% in 1h",
+      "redis miss rate in group g (hits by db/state of all hits from redis on) > 5% in 1 h",
     );
   });
 
@@ -53,16 +53,19 @@ describe("alert rule conditions", () => {
       "1 小时内消费组 g 中“Redis 标记”的漏拦率（从“Redis 标记”起各层的全部命中中，由“数据库唯一键”、“状态机”拦下的比例）> 5%",
     );
     assert.match(zh({ kind: "dedup_miss_rate", group: "g", layer: "state", thresholdPercent: 5, windowSeconds: 3600 }), /“状态机”的漏拦率（它已是最后一层，其后没有防重层）/);
-    assert.equal(zh({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 90 }), "以“rocketmq-client-log:”开头的数据源已 90 秒没有事件");
+    assert.equal(zh({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 90 }), "以“rocketmq-client-log:”开头的数据源已 1 分钟 30 秒没有事件");
   });
 
   it("words a firing in the reader's language from the condition it fired on, and keeps the old English summary otherwise", () => {
     const rate = conditionSchema.parse({ kind: "duplicate_rate", group: "g", thresholdPercent: 1.5, windowSeconds: 600 });
     const firing = { summary: summaryOf(rate, 2.345), condition: rate, value: 2.345 };
-    assert.equal(firing.summary, "duplicates per 100 keys in group g > 1.5% in 10m: now 2.35%");
+    assert.equal(firing.summary, "duplicates per 100 keys in group g > 1.5% in 10 min: now 2.35%");
     assert.equal(firingSummary(firing, "en"), firing.summary);
     assert.equal(firingSummary(firing, "zh-CN"), "10 分钟内消费组 g 中每 100 个业务键的重复消费 > 1.5%：当前 2.35%");
     assert.equal(firingSummary({ ...firing, condition: null }, "zh-CN"), firing.summary, "a firing recorded before conditions were kept");
+    const silent = conditionSchema.parse({ kind: "ingest_silent", source: "dedup-log:", silentSeconds: 900 });
+    assert.equal(summaryOf(silent, 1234.567), `no events from sources starting with "dedup-log:" for 15 min: now 20 min 34 s`, "a silence reads as a duration");
+    assert.equal(firingSummary({ summary: "", condition: silent, value: 1234.567 }, "zh-CN"), "以“dedup-log:”开头的数据源已 15 分钟没有事件：当前 20 分钟 34 秒");
   });
 
   it("renders each kind as PromQL over /api/metrics", () => {

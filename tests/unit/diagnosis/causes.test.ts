@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import type { Verdict } from "../../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { broker, client, dedup, MIN, redisOnce, SEC, trace, valuesOf } from "./events.ts";
+import { broker, client, dedup, MIN, redisOnce, SEC, trace, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 const KEY = "ORD-20261130-000042";
 const MSG = "0A000005216C18B4AAC27A9E2A3F0001";

@@ -4,7 +4,7 @@ import { reconstructDeliveries, selectKeyEvents } from "../../../lib/diagnosis/d
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { DEFAULT_OPTIONS } from "../../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { client, dedup, kafka, rabbitDeliver, rabbitLifecycle, redisOnce, SEC, trace } from "./events.ts";
+import { client, dedup, kafka, rabbitDeliver, rabbitLifecycle, redisOnce, SEC, trace } from "../../helpers/diagnosis-events.ts";
 
 const KEY = "ORD-20261130-0013";
 const MSG = "0A000009303918B4AAC27A1C3A900001";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { broker, client, dedup, SEC, trace, valuesOf } from "./events.ts";
+import { broker, client, dedup, SEC, trace, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 /**
  * Misreadings the simulator evaluation (bench/eval-diagnosis.ts) found, each reduced to the smallest event set that

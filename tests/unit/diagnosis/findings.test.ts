@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { summarizeFindings } from "../../../lib/diagnosis/findings.ts";
-import { describeAdvice } from "../../../lib/diagnosis/messages.ts";
+import { describeAdvice } from "../../../lib/i18n/diagnosis-text.ts";
 import type { GroupFacts, KeyDiagnosis, Verdict } from "../../../lib/diagnosis/types.ts";
 import type { Cause, Defect } from "../../../lib/diagnosis/vocabulary.ts";
-import { client, dedup, MIN, SEC, T0, trace } from "./events.ts";
+import { client, dedup, MIN, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 const GROUP = "GID_points_award";
 const TOPIC = "ORDER_PAID";

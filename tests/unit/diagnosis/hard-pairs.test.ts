@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
-import { describeEvidence } from "../../../lib/diagnosis/messages.ts";
+import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
 import type { Verdict } from "../../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { broker, client, dedup, MIN, redisOnce, SEC, trace, valuesOf } from "./events.ts";
+import { broker, client, dedup, MIN, redisOnce, SEC, trace, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 const KEY = "PAY-7781";
 const MSG = "0A000005216C18B4AAC27A9E2B100002";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
-import { describeMissing } from "../../../lib/diagnosis/messages.ts";
+import { describeMissing } from "../../../lib/i18n/diagnosis-text.ts";
 import type { MissingData } from "../../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { client, dedup, redisOnce, SEC, trace } from "./events.ts";
+import { client, dedup, redisOnce, SEC, trace } from "../../helpers/diagnosis-events.ts";
 
 const KEY = "ORD-20261130-0042";
 const MSG = "0A000009303918B4AAC27A1C3F760003";

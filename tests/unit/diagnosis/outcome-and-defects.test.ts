@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import type { KeyDiagnosis, Verdict } from "../../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { broker, client, dedup, SEC, trace, valuesOf } from "./events.ts";
+import { broker, client, dedup, SEC, trace, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 const KEY = "ORD-20261130-100298";
 const MSG = "0A0803114A1918B4AAC27E5F0B110003";

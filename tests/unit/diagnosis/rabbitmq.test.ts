@@ -5,10 +5,10 @@ import { describe, it } from "node:test";
 import { parse as parseFirehose } from "../../../collectors/rabbitmq-firehose/parse.ts";
 import { parse as parseServerLog } from "../../../collectors/rabbitmq-server-log/parse.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
-import { describeEvidence } from "../../../lib/diagnosis/messages.ts";
+import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
 import { contextOf } from "../../../lib/diagnosis/scope.ts";
 import type { DetailValue, NormalizedEvent } from "../../../lib/events/model.ts";
-import { SEC, T0, valuesOf } from "./events.ts";
+import { SEC, T0, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 /**
  * RabbitMQ duplicates, on events shaped as collectors/rabbitmq-firehose and rabbitmq-server-log write them

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, contextOf, contextScope, mergeWindows } from "../../../lib/diagnosis/scope.ts";
-import { broker, client, MIN, SEC, T0, trace } from "./events.ts";
+import { broker, client, MIN, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 const GROUP = "pay-consumer";
 const HOUR = 60 * MIN;

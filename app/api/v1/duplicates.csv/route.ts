@@ -1,7 +1,8 @@
 import { csvRow } from "@/lib/api/csv.ts";
-import { listDuplicates, parseDuplicatesQuery, type DuplicateRow } from "@/lib/api/duplicates-query.ts";
 import { withApi } from "@/lib/api/errors.ts";
+import { parseDuplicatesQuery } from "@/lib/api/params.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { duplicatesPage, type DuplicateRow } from "@/lib/views/duplicates.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,7 @@ export const GET = withApi(async (request: Request) => {
   url.searchParams.delete("limit");
   url.searchParams.delete("cursor");
   const query = parseDuplicatesQuery(url);
-  const store = await getStore();
+  const { driver } = await getStore();
   const encoder = new TextEncoder();
   let cursor: string | undefined;
   let sent = 0;
@@ -31,7 +32,7 @@ export const GET = withApi(async (request: Request) => {
         started = true;
         controller.enqueue(encoder.encode(csvRow(["second_iso", ...COLUMNS])));
       }
-      const page = await listDuplicates(store, { ...query, limit: Math.min(PAGE, MAX_ROWS - sent), ...(cursor ? { cursor } : {}) });
+      const page = await duplicatesPage(driver, { ...query, limit: Math.min(PAGE, MAX_ROWS - sent), ...(cursor ? { cursor } : {}) });
       controller.enqueue(encoder.encode(page.items.map((row) => csvRow([new Date(row.secondTs).toISOString(), ...COLUMNS.map((c) => row[c])])).join("")));
       sent += page.items.length;
       cursor = page.nextCursor ?? undefined;

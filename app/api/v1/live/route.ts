@@ -1,7 +1,7 @@
 import { liveChannel } from "@/lib/live/channel.ts";
 import { logger } from "@/lib/log.ts";
-import { newestDuplicates, type LiveFilter } from "@/lib/queries/live.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { latestDuplicates, type LiveFilter } from "@/lib/views/live.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +20,7 @@ export async function GET(request: Request) {
   const filter: LiveFilter = { group: url.searchParams.get("group"), topic: url.searchParams.get("topic"), cause: url.searchParams.get("cause") };
   const { driver } = await getStore();
   // The newest duplicates when the stream opened, then at the last look: bounded, and enough to tell what is new.
-  let seen = new Set((await newestDuplicates(driver, filter)).map((d) => d.id));
+  let seen = new Set((await latestDuplicates(driver, filter)).map((d) => d.id));
   const encoder = new TextEncoder();
   const log = logger.child({ component: "live" });
   let cleanup = () => {};
@@ -42,7 +42,7 @@ export async function GET(request: Request) {
         const diagnosed = keys;
         keys = 0;
         try {
-          const latest = await newestDuplicates(driver, filter);
+          const latest = await latestDuplicates(driver, filter);
           const fresh = latest.filter((d) => !seen.has(d.id));
           seen = new Set(latest.map((d) => d.id));
           if (fresh.length > 0) event("duplicates", fresh);

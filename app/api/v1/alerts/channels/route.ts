@@ -1,6 +1,6 @@
 import { withApi } from "@/lib/api/errors.ts";
 import { createChannel, listChannels } from "@/lib/alerts/repo.ts";
-import { parseJsonBody } from "@/lib/alerts/request.ts";
+import { parseJsonBody } from "@/lib/api/json-body.ts";
 import { channelInputSchema } from "@/lib/alerts/schema.ts";
 import { getStore } from "@/lib/store/index.ts";
 

@@ -1,6 +1,6 @@
 import { withApi } from "@/lib/api/errors.ts";
 import { listFirings } from "@/lib/alerts/history.ts";
-import { limitParam } from "@/lib/alerts/request.ts";
+import { limitParam } from "@/lib/api/params.ts";
 import { getStore } from "@/lib/store/index.ts";
 
 export const dynamic = "force-dynamic";

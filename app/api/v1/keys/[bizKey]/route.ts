@@ -1,7 +1,8 @@
-import { ApiError, withApi } from "@/lib/api/errors.ts";
-import { parseKeyQuery } from "@/lib/api/key-query.ts";
-import { keyReport, limitContext } from "@/lib/api/key-report.ts";
+import { withApi } from "@/lib/api/errors.ts";
+import { parseKeyQuery } from "@/lib/api/params.ts";
+import { NotFoundError } from "@/lib/errors.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { keyReport, limitContext } from "@/lib/views/key-report.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +11,7 @@ export const GET = withApi(async (request: Request, route: { params: Promise<{ b
   const { bizKey } = await route.params;
   const { render, contextLimit } = parseKeyQuery(new URL(request.url));
   const report = await keyReport((await getStore()).driver, bizKey, render);
-  if (!report) throw new ApiError("not_found", `no events for bizKey "${bizKey}" (keys are case-sensitive; was it ingested?)`);
+  if (!report) throw new NotFoundError(`no events for bizKey "${bizKey}" (keys are case-sensitive; was it ingested?)`);
   const response = Response.json(contextLimit === undefined ? report : limitContext(report, contextLimit));
   // What the handler took (read, diagnosis, wording, JSON), so a client can tell it from the framework and the
   // network; browsers show it in their network panel, and bench:lookup reads it.

@@ -1,0 +1,159 @@
+import { diagnoseKey } from "../diagnosis/diagnose.ts";
+import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
+import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { loadDiagnosisInputs, type StoredDiagnosisInput } from "../queries/diagnosis-input.ts";
+
+/**
+ * Keeps the stored verdicts current. Events enqueue their keys by trigger (prisma/migrations/…_diagnosis); this
+ * drains the queue: expands keyless events' marks into the keys around them, diagnoses a batch of keys and
+ * replaces their rows in key_diagnoses and verdicts. Diagnosis on read (GET /api/v1/keys/…) does not need this;
+ * lists, filters and aggregates do.
+ */
+
+export interface DiagnosedKey {
+  input: StoredDiagnosisInput;
+  diagnosis: KeyDiagnosis;
+}
+
+const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
+
+export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[]): Promise<DiagnosedKey[]> {
+  const inputs = await loadDiagnosisInputs(driver, bizKeys);
+  return inputs.map((input) => ({ input, diagnosis: diagnoseKey(input) }));
+}
+
+function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis) {
+  const start = (id: string) => diagnosis.deliveries.find((d) => d.id === id)?.start ?? 0;
+  return {
+    id: `${bizKey}#${index}`,
+    bizKey,
+    group: v.group,
+    topic: v.topic,
+    cause: v.cause,
+    confidence: v.confidence,
+    outcome: v.outcome,
+    layer: v.layer ?? null,
+    defect: v.defect ?? null,
+    gapMs: Math.round(v.gapMs),
+    gapClass: v.gapClass,
+    firstTs: start(v.deliveries[0]),
+    secondTs: start(v.deliveries[1]),
+    firstInstance: v.instances.first,
+    secondInstance: v.instances.second,
+    sameInstance: v.sameInstance,
+    msgId: v.msgIds.second ?? v.msgIds.first,
+  };
+}
+
+/** Replaces the stored diagnosis of these keys (statement by statement: PGlite shares one connection). */
+export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], forgotten: string[] = []): Promise<void> {
+  const keys = [...results.map((r) => r.input.bizKey), ...forgotten];
+  if (keys.length === 0) return;
+  await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [keys]);
+  if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
+  const verdicts = results.flatMap((r) => r.diagnosis.duplicates.map((v, i) => verdictRow(r.input.bizKey, v, i, r.diagnosis)));
+  if (verdicts.length > 0) {
+    const col = <T>(pick: (v: (typeof verdicts)[number]) => T) => verdicts.map(pick);
+    await driver.run(
+      `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
+                             first_instance, second_instance, same_instance, msg_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::text[],
+                            $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::text[], $15::text[], $16::boolean[], $17::text[])`,
+      [
+        col((v) => v.id), col((v) => v.bizKey), col((v) => v.group), col((v) => v.topic), col((v) => v.cause), col((v) => v.confidence),
+        col((v) => v.outcome), col((v) => v.layer), col((v) => v.defect), col((v) => String(v.gapMs)), col((v) => v.gapClass),
+        col((v) => String(v.firstTs)), col((v) => String(v.secondTs)), col((v) => v.firstInstance), col((v) => v.secondInstance),
+        col((v) => v.sameInstance), col((v) => v.msgId),
+      ],
+    );
+  }
+  if (results.length === 0) return;
+  const rows = results.map(({ input, diagnosis }) => {
+    const ts = input.events.map((e) => e.ts);
+    const interesting = diagnosis.duplicates.length > 0 || diagnosis.lost.length > 0;
+    return {
+      bizKey: input.bizKey,
+      // Postgres array literals, because unnest cannot take an array of arrays of different lengths.
+      groups: toArrayLiteral(uniq(input.events.map((e) => e.group))),
+      topics: toArrayLiteral(uniq(input.events.map((e) => e.topic))),
+      firstTs: String(Math.min(...ts)),
+      lastTs: String(Math.max(...ts)),
+      duplicates: diagnosis.duplicates.length,
+      leaked: diagnosis.duplicates.filter((v) => v.outcome === "leaked").length,
+      lost: diagnosis.lost.length,
+      normalRetries: diagnosis.normalRetries.length,
+      diagnosis: interesting ? JSON.stringify(diagnosis) : null,
+    };
+  });
+  const col = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
+  await driver.run(
+    `INSERT INTO key_diagnoses (biz_key, groups, topics, first_ts, last_ts, duplicates, leaked, lost, normal_retries, diagnosis, diagnosed_at)
+     SELECT k, g::text[], t::text[], f, l, d, lk, lo, nr, dj, now()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::int[], $10::jsonb[])
+            AS u(k, g, t, f, l, d, lk, lo, nr, dj)
+     ON CONFLICT (biz_key) DO UPDATE SET groups = EXCLUDED.groups, topics = EXCLUDED.topics, first_ts = EXCLUDED.first_ts,
+       last_ts = EXCLUDED.last_ts, duplicates = EXCLUDED.duplicates, leaked = EXCLUDED.leaked, lost = EXCLUDED.lost,
+       normal_retries = EXCLUDED.normal_retries, diagnosis = EXCLUDED.diagnosis, diagnosed_at = now()`,
+    [
+      col((r) => r.bizKey), col((r) => r.groups), col((r) => r.topics), col((r) => r.firstTs), col((r) => r.lastTs), col((r) => r.duplicates),
+      col((r) => r.leaked), col((r) => r.lost), col((r) => r.normalRetries), col((r) => r.diagnosis),
+    ],
+  );
+}
+
+function toArrayLiteral(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+}
+
+export interface QueueStep {
+  marksExpanded: number;
+  keysDiagnosed: number;
+  remaining: number;
+}
+
+/** Marks expanded per step: each is one indexed range query. */
+const MARKS_PER_STEP = 500;
+
+/**
+ * One step of the worker: expands pending marks, then diagnoses up to `batch` queued keys. Keys are taken off the
+ * queue before they are diagnosed (no long transaction holds back ingest) and put back if diagnosis fails.
+ */
+export async function processQueueStep(driver: SqlDriver, batch = 200): Promise<QueueStep> {
+  const marks = await driver.query<{ group_name: string; from_ts: string | number; to_ts: string | number }>(
+    `DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP}) RETURNING group_name, from_ts, to_ts`,
+  );
+  for (const mark of marks) {
+    // A key's context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
+    await driver.run(
+      `INSERT INTO diagnosis_queue (biz_key)
+         SELECT DISTINCT biz_key FROM events WHERE group_name = $1 AND ts BETWEEN $2 AND $3 AND biz_key IS NOT NULL
+       ON CONFLICT DO NOTHING`,
+      [mark.group_name, Number(mark.from_ts) - CONTEXT_AFTER_MS, Number(mark.to_ts) + CONTEXT_BEFORE_MS],
+    );
+  }
+  const taken = await driver.query<{ biz_key: string }>(
+    `DELETE FROM diagnosis_queue WHERE biz_key IN (SELECT biz_key FROM diagnosis_queue ORDER BY enqueued_at LIMIT ${batch}) RETURNING biz_key`,
+  );
+  const keys = taken.map((r) => r.biz_key);
+  try {
+    const results = await diagnoseKeys(driver, keys);
+    const found = new Set(results.map((r) => r.input.bizKey));
+    await saveDiagnoses(driver, results, keys.filter((k) => !found.has(k)));
+  } catch (error) {
+    await driver.run(`INSERT INTO diagnosis_queue (biz_key) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [keys]).catch(() => {});
+    throw error;
+  }
+  const [left] = await driver.query<{ n: string | number }>(`SELECT count(*) AS n FROM diagnosis_queue`);
+  return { marksExpanded: marks.length, keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
+}
+
+/** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */
+export async function drainQueue(driver: SqlDriver, batch = 200): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const step = await processQueueStep(driver, batch);
+    total += step.keysDiagnosed;
+    if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return total;
+  }
+}

@@ -1,0 +1,57 @@
+import { liveChannel } from "../live/channel.ts";
+import { logger } from "../log.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { processQueueStep } from "./queue.ts";
+
+/**
+ * The server's background loop that keeps stored verdicts current: every `intervalMs` it drains the diagnosis
+ * queue in steps (yielding between them, so requests are served during a large backlog). Errors are logged and
+ * the keys go back on the queue; the next tick tries again.
+ */
+
+export interface WorkerHandle {
+  stop(): Promise<void>;
+}
+
+export function diagnosisIntervalMs(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.DUPSCOPE_DIAGNOSIS_INTERVAL_MS?.trim();
+  if (!raw) return 2000;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`DUPSCOPE_DIAGNOSIS_INTERVAL_MS must be a whole number of ms (0 disables), got "${raw}"`);
+  return value;
+}
+
+export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): WorkerHandle {
+  const log = logger.child({ component: "diagnosis" });
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    let diagnosed = 0;
+    const started = Date.now();
+    try {
+      for (;;) {
+        if (stopped) return;
+        const step = await processQueueStep(driver);
+        diagnosed += step.keysDiagnosed;
+        if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
+        // Open dashboards hear of each step, not only the end of a long backlog.
+        if (step.keysDiagnosed > 0) liveChannel().publish({ type: "diagnosed", keys: step.keysDiagnosed, at: Date.now() });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (diagnosed > 0) log.info({ keys: diagnosed, ms: Date.now() - started }, "diagnosed keys");
+    } catch (error) {
+      log.error({ err: error }, "diagnosis step failed; will retry");
+    }
+  };
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

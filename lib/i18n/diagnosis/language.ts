@@ -1,0 +1,54 @@
+import type { EvidenceValues } from "../../diagnosis/evidence.ts";
+import type { AdviceValues } from "../../diagnosis/findings.ts";
+import type { MissingCode, MissingData, Verdict } from "../../diagnosis/types.ts";
+import type { Cause, Defect, GapClass, Outcome } from "../../diagnosis/vocabulary.ts";
+
+/**
+ * The shape of one language's diagnosis wording (en.ts, zh-CN.ts): a sentence for every evidence, missing-data and
+ * advice code, and the names of causes, outcomes, defects and gap classes. The types require every code in every
+ * language. Sentences get their times, durations and instance names through `Fmt`, so the formats are the same in
+ * all of them (lib/format).
+ */
+
+/** What a sentence formats with: lib/i18n/diagnosis-text.ts builds it from the render options. */
+export interface Fmt {
+  /** A time of day at the reader's offset (lib/format/time.ts); `coarse` cuts it to the second. */
+  t(ts: number, coarse?: boolean): string;
+  /** A duration (lib/format/duration.ts); null is "?". */
+  d(ms: number | null): string;
+  i(instance: string | null): string;
+  q(topic: string | null, queue: string | null): string;
+  cause(c: string): string;
+}
+
+export type Table<V extends object> = { [K in keyof V]: (v: V[K], f: Fmt) => string };
+
+export interface Language {
+  evidence: Table<EvidenceValues>;
+  missing: { [K in MissingCode]: (m: MissingData, f: Fmt) => string };
+  advice: Table<AdviceValues>;
+  cause: Record<Cause, string>;
+  outcome: Record<Outcome, string>;
+  defect: Record<Defect, string>;
+  gapClass: Record<GapClass, string>;
+  coarse: string;
+  tolerant: (skew: string) => string;
+  receipt: string;
+  unknownInstance: string;
+  verdict: (v: Verdict, f: Fmt, names: Language) => string;
+}
+
+export interface MembershipWords {
+  between: string;
+  before: (d: string) => string;
+  beyond: (interval: string) => string;
+}
+
+/** Where a membership change lies against the deliveries, and why one just outside the interval still counts. */
+export function membershipWhen(v: { beforeFirstMs: number; intervalMs: number }, f: Fmt, words: MembershipWords): string {
+  if (v.beforeFirstMs <= 0) return words.between;
+  return words.before(f.d(v.beforeFirstMs)) + (v.beforeFirstMs > v.intervalMs ? words.beyond(f.d(v.intervalMs)) : "");
+}
+
+/** RabbitMQ's channel and connection closes: the broker requeues whatever the channel had not acknowledged. */
+export const RABBIT_CLOSES: ReadonlySet<string> = new Set(["connection_closed", "channel_closed", "connection_lost", "heartbeat_missed"]);

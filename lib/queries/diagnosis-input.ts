@@ -1,0 +1,126 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import type { DiagnosisInput } from "../diagnosis/types.ts";
+import { contextOf, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
+
+/** Context rows read per merged window at most; a rebalance storm beyond this is cut, and the input says so. */
+export const CONTEXT_ROW_LIMIT = 20_000;
+
+export interface StoredDiagnosisInput extends DiagnosisInput {
+  contextTruncated: boolean;
+}
+
+/**
+ * A lookup pays a round trip per statement, and on a busy server that costs more than the indexed reads, so each
+ * step below is one statement. First the keys' own events, with the keyless events that name one of their msgIds.
+ */
+const KEY_EVENTS_SQL = `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[]))
+  SELECT * FROM own
+  UNION ALL
+  SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`;
+
+/**
+ * Then every merged window's keyless context: one range of events_keyless_group_ts_idx per window (LATERAL), in
+ * time order and cut one row past the limit, so a window that was cut is recognised. A null group stands for the
+ * keyless events without one; it gets its own branch because `IS NOT DISTINCT FROM` cannot use an index.
+ */
+const windowContext = (groupMatch: string) => `CROSS JOIN LATERAL (
+    SELECT ${EVENT_SELECT} FROM events e
+    WHERE e.biz_key IS NULL AND ${groupMatch} AND e.ts BETWEEN w.from_ts AND w.to_ts
+    ORDER BY e.ts LIMIT ${CONTEXT_ROW_LIMIT + 1}) c`;
+const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
+    ${windowContext("e.group_name = w.group_name")}
+    WHERE w.group_name IS NOT NULL
+  UNION ALL
+  SELECT w.n::int AS window_no, c.*
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
+    ${windowContext("e.group_name IS NULL AND ltrim(e.instance) LIKE ANY($4::text[])")}
+    WHERE w.group_name IS NULL`;
+
+/**
+ * Keyless events without a group belong to a key's context only from its hosts (scope.ts). A host is always a
+ * prefix of the instance it was derived from (lib/events/instance.ts), so `LIKE host%` keeps every row that can
+ * match and drops the other producers' lines in SQL; contextOf then applies the exact rule per key.
+ */
+const hostPrefix = (host: string) => `${host.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+interface GroupWindow extends ContextWindow {
+  group: string | null;
+}
+
+/** Merges the keys' context windows per group, so a batch of keys reads one index range per busy stretch of a group. */
+function mergedWindows(scopes: ContextScope[]): GroupWindow[] {
+  const byGroup = new Map<string | null, ContextWindow[]>();
+  for (const scope of scopes) {
+    // Keyless events without a group (producer resends, lifecycle lines) are looked up by time and host.
+    for (const group of [...scope.groups, null]) {
+      const list = byGroup.get(group) ?? [];
+      list.push(...scope.windows);
+      byGroup.set(group, list);
+    }
+  }
+  return [...byGroup].flatMap(([group, windows]) => mergeWindows(windows).map((w) => ({ group, ...w })));
+}
+
+function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEvent): void {
+  const list = map.get(key);
+  if (list) list.push(event);
+  else map.set(key, [event]);
+}
+
+async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
+  if (windows.length === 0) return { context: [], truncated: false };
+  const rows = await driver.query<EventRowSql & { window_no: number }>(CONTEXT_SQL, [
+    windows.map((w) => w.group),
+    windows.map((w) => w.from),
+    windows.map((w) => w.to),
+    hosts.map(hostPrefix),
+  ]);
+  const byWindow = new Map<number, NormalizedEvent[]>();
+  for (const row of rows) pushTo(byWindow, row.window_no, eventFromSql(row));
+  const context: NormalizedEvent[] = [];
+  let truncated = false;
+  for (const events of byWindow.values()) {
+    if (events.length > CONTEXT_ROW_LIMIT) {
+      truncated = true;
+      // The same rows as ORDER BY ts LIMIT would keep.
+      events.sort(byTime);
+      events.length = CONTEXT_ROW_LIMIT;
+    }
+    context.push(...events);
+  }
+  return { context: context.sort(byTime), truncated };
+}
+
+/**
+ * Reads what diagnosis needs for these keys, selected as lib/diagnosis/scope.ts defines: each key's events plus
+ * keyless events naming its msgIds, and the keyless context around them. Keys without events are left out.
+ */
+export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]): Promise<StoredDiagnosisInput[]> {
+  if (bizKeys.length === 0) return [];
+  const eventsByKey = new Map<string, NormalizedEvent[]>();
+  const keylessByMsgId = new Map<string, NormalizedEvent[]>();
+  for (const row of await driver.query<EventRowSql>(KEY_EVENTS_SQL, [bizKeys])) {
+    const e = eventFromSql(row);
+    if (e.bizKey !== null) pushTo(eventsByKey, e.bizKey, e);
+    else pushTo(keylessByMsgId, e.msgId!, e);
+  }
+  const keyEvents = new Map<string, NormalizedEvent[]>();
+  const scopes = new Map<string, ContextScope>();
+  for (const [key, events] of eventsByKey) {
+    const extra = msgIdsOf(events).flatMap((id) => keylessByMsgId.get(id) ?? []);
+    const all = [...events, ...extra].sort(byTime);
+    keyEvents.set(key, all);
+    scopes.set(key, contextScope(all)!);
+  }
+
+  const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
+  const { context, truncated } = await loadContext(driver, mergedWindows([...scopes.values()]), hosts);
+  return bizKeys.flatMap((bizKey) => {
+    const events = keyEvents.get(bizKey);
+    if (!events) return [];
+    return [{ bizKey, events, context: contextOf(events, context), contextTruncated: truncated }];
+  });
+}

@@ -1,0 +1,76 @@
+import { diagnoseKey } from "../diagnosis/diagnose.ts";
+import { summarizeFindings, type GroupFindings } from "../diagnosis/findings.ts";
+import { describeAdvice, describeEvidence, describeMissing, describeVerdict, type RenderOptions, type TextEvidence } from "../i18n/diagnosis-text.ts";
+import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Verdict } from "../diagnosis/types.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import type { SqlDriver } from "../store/driver.ts";
+import { contextRows } from "./context-rows.ts";
+import { loadDiagnosisInputs } from "../queries/diagnosis-input.ts";
+import { asLocale, type Locale } from "../i18n/locale.ts";
+import { readableChannels } from "../timeline/amqp-names.ts";
+
+/**
+ * What GET /api/v1/keys/{bizKey} and `dupscope diagnose` answer: the key's events, the context diagnosis read,
+ * and the diagnosis itself, with every verdict, evidence, missing-data note and advice also worded for a human
+ * (in the requested language) next to the data it came from.
+ */
+
+export type { TextEvidence };
+
+export interface KeyReport {
+  bizKey: string;
+  events: NormalizedEvent[];
+  /** The context events listed: all that diagnosis read, or those limitContext kept. */
+  context: NormalizedEvent[];
+  /** How many context events diagnosis read. */
+  contextTotal: number;
+  /** The store cut a window's context at CONTEXT_ROW_LIMIT rows. */
+  contextTruncated: boolean;
+  deliveries: Delivery[];
+  duplicates: (Omit<Verdict, "evidence"> & { summary: string; evidence: TextEvidence[] })[];
+  lost: (Omit<LostMessage, "evidence"> & { evidence: TextEvidence[] })[];
+  normalRetries: NormalRetry[];
+  missing: (MissingData & { text: string })[];
+  findings: (GroupFindings & { adviceText: string[] })[];
+}
+
+export function localeFrom(value: string | null | undefined): Locale {
+  return asLocale(value) ?? "en";
+}
+
+export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {
+  // The texts name channels as the lanes do; the data beside them keeps the identities.
+  const o: RenderOptions = { instanceNames: readableChannels([...events, ...context]), ...options };
+  const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
+  const findings = summarizeFindings({ diagnoses: [diagnosis], delivered: [] });
+  return {
+    bizKey,
+    events,
+    context,
+    contextTotal: context.length,
+    contextTruncated,
+    deliveries: diagnosis.deliveries,
+    duplicates: diagnosis.duplicates.map((v) => ({ ...v, summary: describeVerdict(v, o), evidence: withText(v.evidence) })),
+    lost: diagnosis.lost.map((l) => ({ ...l, evidence: withText(l.evidence) })),
+    normalRetries: diagnosis.normalRetries,
+    missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
+    findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
+  };
+}
+
+/** The ids of the events the verdicts' and lost messages' evidence cites. */
+export function citedEventIds(report: Pick<KeyReport, "duplicates" | "lost">): Set<string> {
+  return new Set([...report.duplicates, ...report.lost].flatMap((v) => v.evidence.flatMap((e) => e.eventIds)));
+}
+
+/** The report listing at most `limit` context events: every one the evidence cites, then the nearest in time. */
+export function limitContext(report: KeyReport, limit: number): KeyReport {
+  return { ...report, context: contextRows(report.context, report.events, citedEventIds(report), limit).shown };
+}
+
+/** Diagnosis on read: the key's stored events through the same selection and engine as the worker. */
+export async function keyReport(driver: SqlDriver, bizKey: string, o: RenderOptions = {}): Promise<KeyReport | undefined> {
+  const [input] = await loadDiagnosisInputs(driver, [bizKey]);
+  if (!input) return undefined;
+  return renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o);
+}

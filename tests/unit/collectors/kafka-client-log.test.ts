@@ -1,0 +1,281 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { validateEvent } from "../../../lib/events/validate.ts";
+import { recordFingerprint } from "../../../collectors/record-fingerprint.ts";
+import type { ParseContext, ParseResult } from "../../../collectors/types.ts";
+import { parse, parseKafkaClientLine, parsePartitions } from "../../../collectors/kafka-client-log/parse.ts";
+import { collectorTestdata } from "../../helpers/golden.ts";
+
+const testdata = collectorTestdata("kafka-client-log");
+const ctx: ParseContext = { source: "kafka-client-log:test" };
+
+function parseFixture(fixture: string): ParseResult {
+  return parse(testdata.read(fixture), { source: `kafka-client-log:testdata/${fixture}` });
+}
+
+const PREFIX = "[Consumer clientId=consumer-points-award-1, groupId=points-award]";
+const LOGGER = "(org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)";
+const kafkaLine = (message: string, prefix = PREFIX) => `[2026-11-30 12:00:01,204] INFO ${prefix} ${message} ${LOGGER}`;
+
+function events(line: string, context: ParseContext = ctx) {
+  const result = parseKafkaClientLine(line, 1, context);
+  assert.equal(result.issue, undefined, result.issue?.reason);
+  return result.events;
+}
+
+describe("kafka client log fixtures", () => {
+  for (const fixture of ["kafka-3.7-log4j.log", "kafka-2.3-logback.log", "bad-lines.kafka.log"]) {
+    it(`parses ${fixture} as the golden file says`, () => {
+      testdata.assertGolden(fixture, parseFixture(fixture));
+    });
+  }
+
+  it("produces only events the ingest API accepts unchanged", () => {
+    for (const fixture of ["kafka-3.7-log4j.log", "kafka-2.3-logback.log"]) {
+      for (const event of parseFixture(fixture).events) {
+        const checked = validateEvent(event);
+        assert.ok(checked.ok, checked.ok ? "" : checked.reason);
+        assert.deepEqual(checked.event, event);
+      }
+    }
+  });
+});
+
+describe("kafka line layouts", () => {
+  const at = Date.UTC(2026, 10, 30, 12, 0, 1, 204);
+
+  it("reads Kafka's own log4j layout [%d] %p %m (%c)", () => {
+    const [event] = events(kafkaLine("(Re-)joining group"));
+    assert.deepEqual([event!.ts, event!.tsPrecision, event!.detail.action], [at, "ms", "joining"]);
+  });
+
+  it("reads the same layout without brackets around the date", () => {
+    const [event] = events(`2026-11-30 12:00:01,204 INFO ${PREFIX} (Re-)joining group ${LOGGER}`);
+    assert.equal(event!.ts, at);
+  });
+
+  it("reads a plain logback yyyy-MM-dd HH:mm:ss.SSS LEVEL layout", () => {
+    const line = `2026-11-30 12:00:01.204 INFO  [main] o.a.k.c.c.internals.AbstractCoordinator - ${PREFIX} (Re-)joining group`;
+    assert.equal(events(line)[0]!.ts, at);
+  });
+
+  it("takes the zone printed by Spring Boot 3 over ctx.utcOffset", () => {
+    const line = `2026-11-30T12:00:01.204+08:00  INFO 1 --- [points] [ntainer#0-0-C-1] o.a.k.c.c.internals.ConsumerCoordinator   : ${PREFIX} (Re-)joining group`;
+    assert.equal(events(line, { ...ctx, utcOffset: "-05:00" })[0]!.ts, Date.UTC(2026, 10, 30, 4, 0, 1, 204));
+  });
+
+  it("finds the date behind a container-log prefix", () => {
+    assert.equal(events(`points-1  | ${kafkaLine("(Re-)joining group")}`)[0]!.ts, at);
+  });
+
+  it("reads zone-less dates as UTC unless ctx.utcOffset says otherwise", () => {
+    assert.equal(events(kafkaLine("(Re-)joining group"), { ...ctx, utcOffset: "+08:00" })[0]!.ts, Date.UTC(2026, 10, 30, 4, 0, 1, 204));
+  });
+
+  it("marks a date without milliseconds as second-precise", () => {
+    const [event] = events(`[2026-11-30 12:00:01] INFO ${PREFIX} (Re-)joining group`);
+    assert.deepEqual([event!.ts, event!.tsPrecision], [Date.UTC(2026, 10, 30, 12, 0, 1), "s"]);
+  });
+});
+
+describe("kafka rebalance templates", () => {
+  it("emits one revoke event per partition, the partition being the last -N of the name", () => {
+    const revoked = events(kafkaLine("Revoke previously assigned partitions order-paid-0, order.refund-v2-11"));
+    assert.deepEqual(
+      revoked.map((e) => [e.kind, e.topic, e.queue, e.detail.action, e.detail.partition, e.detail.template]),
+      [
+        ["rebalance", "order-paid", "order-paid-0", "revoke", 0, "Revoke previously assigned partitions {}"],
+        ["rebalance", "order.refund-v2", "order.refund-v2-11", "revoke", 11, "Revoke previously assigned partitions {}"],
+      ],
+    );
+  });
+
+  it("reads the pre-2.4 Revoking line with a bracketed set", () => {
+    const revoked = events(kafkaLine("Revoking previously assigned partitions [order-paid-0, order-paid-1]"));
+    assert.deepEqual(revoked.map((e) => [e.queue, e.detail.template]), [
+      ["order-paid-0", "Revoking previously assigned partitions {}"],
+      ["order-paid-1", "Revoking previously assigned partitions {}"],
+    ]);
+  });
+
+  it("treats Adding and Setting newly assigned partitions alike, with or without a colon", () => {
+    for (const message of [
+      "Adding newly assigned partitions: order-paid-2",
+      "Setting newly assigned partitions: order-paid-2",
+      "Setting newly assigned partitions [order-paid-2]",
+    ]) {
+      const [event] = events(kafkaLine(message));
+      assert.deepEqual([event!.detail.action, event!.queue], ["assign", "order-paid-2"], message);
+    }
+  });
+
+  it("emits lost partitions as rebalance events", () => {
+    const lost = events(kafkaLine("Lost previously assigned partitions order-paid-0"));
+    assert.deepEqual(lost.map((e) => [e.kind, e.detail.action, e.queue]), [["rebalance", "lost", "order-paid-0"]]);
+  });
+
+  it("reads an empty partition list as one queueless event that says the list was empty", () => {
+    for (const message of ["Adding newly assigned partitions: ", "Revoking previously assigned partitions []"]) {
+      const [event, ...rest] = events(kafkaLine(message));
+      assert.deepEqual(rest, []);
+      assert.equal(event!.queue, null);
+      assert.deepEqual(event!.detail.partitions, []);
+    }
+  });
+
+  it("reads the generation object of 2.5+ clients and the bare number of older ones", () => {
+    const [current] = events(
+      kafkaLine("Successfully joined group with generation Generation{generationId=8, memberId='consumer-points-award-1-5f0c', protocol='range'}"),
+    );
+    assert.deepEqual(current!.detail, {
+      action: "joined",
+      template: "Successfully joined group with generation {}",
+      clientId: "consumer-points-award-1",
+      generationId: 8,
+      memberId: "consumer-points-award-1-5f0c",
+      protocol: "range",
+    });
+    const [old] = events(kafkaLine("Successfully joined group with generation 12"));
+    assert.equal(old!.detail.generationId, 12);
+    assert.equal(old!.detail.memberId, undefined);
+  });
+
+  it("emits joining and joined without a queue", () => {
+    const [event] = events(kafkaLine("(Re-)joining group"));
+    assert.deepEqual([event!.kind, event!.queue, event!.topic], ["rebalance", null, null]);
+  });
+
+  it("maps a poll timeout to one poll_timeout event, and the LeaveGroup line that follows to a leave, not a second timeout", () => {
+    const text = [
+      `[2026-11-30 12:05:20,114] WARN ${PREFIX} consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms. ${LOGGER}`,
+      `[2026-11-30 12:05:20,118] INFO ${PREFIX} Member consumer-points-award-1-5f0c sending LeaveGroup request to coordinator kafka-2:9092 (id: 2147483645 rack: null) due to consumer poll timeout has expired. ${LOGGER}`,
+      `[2026-11-30 12:05:20,118] WARN ${PREFIX} This member will leave the group because consumer poll timeout has expired. This means … ${LOGGER}`,
+    ].join("\n");
+    const result = parse(text, ctx);
+    assert.deepEqual(
+      result.events.map((e) => [e.kind, e.detail.action, e.detail.template]),
+      [
+        ["instance_lifecycle", "poll_timeout", "consumer poll timeout has expired."],
+        ["instance_lifecycle", "leave_group", "Member {} sending LeaveGroup request to coordinator {} due to {}"],
+        ["instance_lifecycle", "poll_timeout", "This member will leave the group because consumer poll timeout has expired."],
+      ],
+    );
+    assert.equal(result.skipped, 0);
+  });
+});
+
+describe("kafka consumer identity", () => {
+  it("uses the clientId as instance and the groupId as group on a broker named kafka", () => {
+    const [event] = events(kafkaLine("(Re-)joining group"));
+    assert.deepEqual([event!.broker, event!.instance, event!.group, event!.detail.clientId], ["kafka", "consumer-points-award-1", "points-award", "consumer-points-award-1"]);
+  });
+
+  it("prefers ctx.instance, since default client ids repeat on every host", () => {
+    const [event] = events(kafkaLine("(Re-)joining group"), { ...ctx, instance: "10.8.3.17:40112" });
+    assert.deepEqual([event!.instance, event!.detail.clientId], ["10.8.3.17", "consumer-points-award-1"]);
+  });
+
+  it("keeps the static-membership instanceId in detail", () => {
+    const [event] = events(kafkaLine("(Re-)joining group", "[Consumer instanceId=points-0, clientId=consumer-points-award-1, groupId=points-award]"));
+    assert.deepEqual([event!.instance, event!.detail.groupInstanceId], ["consumer-points-award-1", "points-0"]);
+  });
+
+  it("reads groupId=null as no group", () => {
+    const [event] = events(kafkaLine("(Re-)joining group", "[Consumer clientId=consumer-null-1, groupId=null]"));
+    assert.equal(event!.group, null);
+  });
+
+  it("fingerprints the raw line, and the partition when one line gives several events", () => {
+    const line = kafkaLine("Adding newly assigned partitions: order-paid-0, order-paid-1");
+    assert.deepEqual(
+      events(line).map((e) => e.id),
+      [recordFingerprint("kafka-client-log", line, "order-paid-0"), recordFingerprint("kafka-client-log", line, "order-paid-1")],
+    );
+    const joining = kafkaLine("(Re-)joining group");
+    assert.equal(events(joining)[0]!.id, recordFingerprint("kafka-client-log", joining));
+  });
+});
+
+describe("kafka bad and unrelated input, one line at a time", () => {
+  const skipped = [
+    ["a broker-side line", "[2026-11-30 12:00:00,512] INFO Kafka version: 3.7.1 (org.apache.kafka.common.utils.AppInfoParser)"],
+    ["a producer line", "[2026-11-30 12:00:04,300] INFO [Producer clientId=producer-1] Instantiated an idempotent producer. (org.apache.kafka.clients.producer.KafkaProducer)"],
+    ["an unrelated consumer line", kafkaLine("Setting offset for partition order-paid-0 to the committed offset FetchPosition{offset=88412}")],
+    ["a stack-trace line", "\tat com.example.points.AwardListener.onMessage(AwardListener.java:58)"],
+    ["a ConsumerConfig value line", "\tmax.poll.interval.ms = 300000"],
+  ];
+  for (const [name, line] of skipped) {
+    it(`skips ${name}`, () => {
+      assert.deepEqual(parseKafkaClientLine(line!, 1, ctx), { events: [], skipped: true });
+    });
+  }
+
+  const invalid = [
+    ["an impossible date", kafkaLine("(Re-)joining group").replace("2026-11-30", "2026-13-40"), /^timestamp: /],
+    ["a rebalance line without a date", `INFO ${PREFIX} (Re-)joining group`, /^timestamp: /],
+    ["a partition without a number", kafkaLine("Adding newly assigned partitions: order-paid, order-paid-1"), /^partitions: "order-paid" is not a topic-partition$/],
+    ["a truncated generation", kafkaLine("Successfully joined group with generation Generation{generationId=7, memberId='c"), /^generation: /],
+  ] as const;
+  for (const [name, line, reason] of invalid) {
+    it(`reports ${name} as invalid_field without throwing`, () => {
+      const result = parseKafkaClientLine(line, 4, ctx);
+      assert.deepEqual(result.events, []);
+      assert.equal(result.issue?.code, "invalid_field");
+      assert.equal(result.issue?.line, 4);
+      assert.match(result.issue!.reason, reason);
+    });
+  }
+});
+
+const topicArb = fc
+  .array(fc.stringMatching(/^[A-Za-z0-9._]{1,8}$/), { minLength: 1, maxLength: 4 })
+  .map((parts) => parts.join("-"))
+  .chain((topic) => fc.constantFrom(topic, `${topic}-9`));
+const partitionsArb = fc.array(fc.record({ topic: topicArb, partition: fc.nat({ max: 100_000 }) }, { noNullPrototype: true }), { minLength: 1, maxLength: 12 });
+
+describe("kafka parser properties", () => {
+  it("never throws on arbitrary text", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 400 }), (line) => void parseKafkaClientLine(line, 1, ctx)));
+  });
+
+  it("never throws on arbitrary messages and identities behind a consumer prefix", () => {
+    const messageArb = fc.oneof(
+      fc.string(),
+      fc.constantFrom("Adding newly assigned partitions: ", "Revoke previously assigned partitions ", "Successfully joined group with generation ").chain((t) => fc.string().map((s) => t + s)),
+    );
+    fc.assert(
+      fc.property(fc.string(), fc.string(), messageArb, (clientId, groupId, message) => {
+        void parseKafkaClientLine(`[2026-11-30 12:00:01,204] INFO [Consumer clientId=${clientId}, groupId=${groupId}] ${message}`, 1, ctx);
+      }),
+    );
+  });
+
+  it("round-trips generated partition lists, bracketed or not, with dashes in topic names", () => {
+    fc.assert(
+      fc.property(partitionsArb, fc.boolean(), fc.constantFrom("Revoke previously assigned partitions ", "Adding newly assigned partitions: ", "Lost previously assigned partitions "), (partitions, bracketed, template) => {
+        const list = partitions.map((p) => `${p.topic}-${p.partition}`).join(", ");
+        assert.deepEqual(parsePartitions(bracketed ? `[${list}]` : list), partitions);
+        const parsed = events(kafkaLine(template + (bracketed ? `[${list}]` : list)));
+        assert.deepEqual(
+          parsed.map((e) => [e.topic, e.queue]),
+          partitions.map((p) => [p.topic, `${p.topic}-${p.partition}`]),
+        );
+      }),
+    );
+  });
+});
+
+describe("Spring Kafka container lines", () => {
+  it("take the group of the input's consumer lines when they name one group only", () => {
+    const lines = (groups: string[]) =>
+      [
+        ...groups.map((g) => `2026-11-30 12:00:19.741 INFO  [C-1] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-${g}, groupId=${g}] Adding newly assigned partitions: order-paid-2`),
+        "2026-11-30 12:00:19.788 INFO  [C-1] o.s.k.l.KafkaMessageListenerContainer - partitions assigned: [order-paid-2]",
+      ].join("\n");
+    const one = parse(lines(["points-award"]), ctx).events.at(-1)!;
+    assert.deepEqual([one.group, one.detail.groupFrom], ["points-award", "input"]);
+    const two = parse(lines(["points-award", "coupons"]), ctx).events.at(-1)!;
+    assert.deepEqual([two.group, two.detail.groupFrom], [null, undefined]);
+  });
+});

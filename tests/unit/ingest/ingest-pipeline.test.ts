@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { Readable } from "node:stream";
+import { describe, it } from "node:test";
+import { lineByLine, type LineResult } from "../../../collectors/types.ts";
+import type { NormalizedEvent } from "../../../lib/events/model.ts";
+import { readLines } from "../../../lib/ingest/line-reader.ts";
+import { runIngest } from "../../../lib/ingest/pipeline.ts";
+import { FatalSinkError, withRetry, type EventSink } from "../../../lib/ingest/sink.ts";
+
+const event = (id: string): NormalizedEvent => ({
+  id, kind: "dedup", ts: Date.UTC(2026, 10, 30), tsPrecision: "ms", bizKey: `K-${id}`, msgId: null, offsetMsgId: null, broker: "rocketmq", topic: null,
+  group: "g", queue: null, queueOffset: null, instance: "i", retryTimes: null, redelivered: null, success: null, detail: {}, source: "test",
+});
+
+/** One event per line named by the line's text; "bad" lines are issues, "noise" lines match no template. */
+function parseLine(line: string, lineNo: number): LineResult {
+  if (line === "bad") return { events: [], issue: { line: lineNo, code: "malformed", reason: "bad line" } };
+  if (line === "noise") return { events: [], skipped: true };
+  return { events: [event(line)] };
+}
+
+function memorySink(options: { failOn?: string; refuse?: string; delayMs?: number } = {}) {
+  const stored = new Set<string>();
+  const commits: number[] = [];
+  const sink: EventSink = {
+    description: "memory",
+    async write(events) {
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
+      if (events.some((e) => e.id === options.failOn)) throw new FatalSinkError("store is gone");
+      let accepted = 0;
+      const rejected: { index: number; reason: string }[] = [];
+      events.forEach((e, index) => {
+        if (e.id === options.refuse) rejected.push({ index, reason: "refused" });
+        else if (!stored.has(e.id)) {
+          stored.add(e.id);
+          accepted++;
+        }
+      });
+      return { accepted, duplicates: events.length - accepted - rejected.length, rejected };
+    },
+    async close() {},
+  };
+  return { sink, stored, commits };
+}
+
+const input = (lines: string[]) => readLines(Readable.from([Buffer.from(lines.join("\n") + "\n")]));
+
+describe("ingest pipeline", () => {
+  it("stores every event once, counts duplicates, issues and skipped lines, and numbers rejections by source line", async () => {
+    const { sink, stored } = memorySink({ refuse: "e4" });
+    const lines = ["e1", "bad", "e2", "noise", "e2", "e3", "e4", "e5"];
+    const summary = await runIngest({ lines: input(lines), parser: lineByLine(parseLine), sink, batchSize: 2 });
+    assert.deepEqual([...stored].sort(), ["e1", "e2", "e3", "e5"]);
+    assert.deepEqual(
+      { lines: summary.lines, events: summary.events, accepted: summary.accepted, duplicates: summary.duplicates, rejected: summary.rejected, skipped: summary.skipped },
+      { lines: 8, events: 6, accepted: 4, duplicates: 1, rejected: 2, skipped: 1 },
+    );
+    assert.deepEqual(summary.rejections.map((r) => [r.line, r.reason]), [[2, "bad line"], [7, "refused"]]);
+    assert.equal(summary.committedLine, 8);
+  });
+
+  it("commits offsets in input order even when batches finish out of order", async () => {
+    const commits: number[] = [];
+    let calls = 0;
+    const sink: EventSink = {
+      description: "slow first",
+      async write(events) {
+        const delay = calls++ === 0 ? 30 : 0;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        return { accepted: events.length, duplicates: 0, rejected: [] };
+      },
+      async close() {},
+    };
+    await runIngest({ lines: input(["a", "b", "c", "d", "e", "f"]), parser: lineByLine(parseLine), sink, batchSize: 2, inFlight: 3, onCommit: (offset) => void commits.push(offset) });
+    assert.deepEqual(commits, [...commits].sort((a, b) => a - b));
+    assert.equal(commits.at(-1), 12);
+  });
+
+  it("stops at a fatal sink error and reports it", async () => {
+    const { sink } = memorySink({ failOn: "e3" });
+    await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parser: lineByLine(parseLine), sink, batchSize: 1 }), /store is gone/);
+  });
+});
+
+describe("retry with backoff", () => {
+  it("retries transient failures and gives up on fatal ones at once", async () => {
+    let attempts = 0;
+    const value = await withRetry({ initialDelayMs: 1, maxDelayMs: 4, giveUpAfterMs: 1000 }, async () => {
+      if (++attempts < 4) throw new Error("connection refused");
+      return "ok";
+    });
+    assert.equal(value, "ok");
+    assert.equal(attempts, 4);
+    let fatal = 0;
+    await assert.rejects(
+      withRetry({ initialDelayMs: 1, maxDelayMs: 4, giveUpAfterMs: 1000 }, async () => {
+        fatal++;
+        throw new FatalSinkError("401");
+      }),
+      /401/,
+    );
+    assert.equal(fatal, 1);
+  });
+
+  it("gives up once the time budget is spent", async () => {
+    await assert.rejects(withRetry({ initialDelayMs: 5, maxDelayMs: 5, giveUpAfterMs: 20 }, async () => Promise.reject(new Error("still down"))), /still down/);
+  });
+});
