@@ -4,9 +4,9 @@ import { asLocale, LANG_HEADER } from "./lib/i18n/locale.ts";
 import { contentSecurityPolicy, newNonce } from "./lib/security/headers.ts";
 
 /**
- * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest stays
- * on its own bearer token (collectors cannot log in), health stays open for load balancers, and the metrics
- * endpoint is left to its scraper's network rules.
+ * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest (the
+ * OTLP receiver included) stays on its own bearer token (collectors cannot log in), health stays open for load
+ * balancers, and the metrics endpoint is left to its scraper's network rules.
  */
 
 const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
@@ -17,6 +17,7 @@ const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
   { path: /^\/api\/metrics$/ },
   { path: /^\/api\/v1\/events$/, methods: ["POST"] },
   { path: /^\/api\/v1\/ingest\/[^/]+$/, methods: ["POST"] },
+  { path: /^\/v1\/traces$/, methods: ["POST"] },
 ];
 
 /**

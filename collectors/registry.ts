@@ -5,6 +5,7 @@ import { parseEventLine } from "./normalized-ndjson/parse.ts";
 import { openKafkaClientLog, TEMPLATES as KAFKA_TEMPLATES } from "./kafka-client-log/parse.ts";
 import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
 import { openServerLog, WORDINGS as RABBITMQ_WORDINGS } from "./rabbitmq-server-log/parse.ts";
+import { openOtlpTraces } from "./otlp-traces/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
 import { lineByLine, type LineParser, type LineResult, type ParseContext } from "./types.ts";
 
@@ -76,6 +77,12 @@ export const FORMATS: readonly CollectorFormat[] = [
     folder: "collectors/rabbitmq-server-log",
     open: openServerLog,
     templates: RABBITMQ_WORDINGS,
+  },
+  {
+    name: "otlp-traces",
+    description: "OpenTelemetry messaging spans, one OTLP/JSON ExportTraceServiceRequest per line (the Collector's file exporter); live: POST /v1/traces",
+    folder: "collectors/otlp-traces",
+    open: (ctx) => openOtlpTraces(ctx),
   },
   {
     name: "events",

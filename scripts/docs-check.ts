@@ -1,5 +1,5 @@
 // `npm run docs:check`: every example in the docs is checked against the code it describes. The same checks run
-// in `npm test` (tests/unit/docs-snippets.test.ts).
+// in `npm test` (tests/unit/project/docs-snippets.test.ts).
 //
 // Docs: README.md, docs/*.md, collectors/**/README.md, lib/**/README.md. In each:
 //   Commands, in sh/bash/shell/zsh blocks (every line), console and untagged blocks (the lines after a `$ ` prompt)
@@ -10,9 +10,9 @@
 //                                  options named in the line's comment (and indented comment lines below) exist too
 //     npx <bin>                  → node_modules/.bin/<bin> exists (npx would otherwise download it)
 //     npx tsx FILE, node FILE    → FILE exists, and reads the options given
-//     curl … /api/…              → app/api/**/route.ts for that path exports the method ([param] matches a segment)
+//     curl … /api/…, /v1/…       → app/**/route.ts for that path exports the method ([param] matches a segment)
 //     DUPSCOPE_X=… in front      → DUPSCOPE_X is read by the code (lib/, app/, cli/, scripts/, …)
-//   `METHOD /api/…` in prose and tables → as for curl
+//   `METHOD /api/…` and `METHOD /v1/…` (OTLP/HTTP) in prose and tables → as for curl
 //   json blocks parse (whole, or line by line as NDJSON; jsonc/json5 are not checked); yaml/yml blocks parse
 //   ts/typescript/js blocks: imports of repo paths (./…, @/…) resolve, and the names they import are exported
 //   env/dotenv blocks and the prose: every DUPSCOPE_* variable is read by the code; in a table headed
@@ -90,8 +90,8 @@ export function docFiles(root = ROOT): string[] {
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 function loadRoutes(root: string): Context["routes"] {
-  const apiDir = path.join(root, "app", "api");
-  return walk(apiDir, (f) => /^route\.(ts|tsx|js|mjs)$/.test(path.basename(f))).map((file) => {
+  // every route handler under app/: the API under app/api, and the OTLP/HTTP path app/v1/traces
+  return walk(path.join(root, "app"), (f) => /^route\.(ts|tsx|js|mjs)$/.test(path.basename(f))).map((file) => {
     const source = readFileSync(file, "utf8");
     const methods = new Set<string>();
     for (const m of HTTP_METHODS) {
@@ -510,15 +510,18 @@ function checkCurl(c: Checker, line: number, args: string[]): void {
       data = true;
       i++;
     } else if (/^(-H|--header|-u|--user|-o|--output|-b|--cookie|-c|--cookie-jar|-A|--user-agent|-e|--referer|-w|--write-out|-m|--max-time)$/.test(w)) i++;
-    else if (w.includes("/api/")) url = w;
+    else if (ROUTE_PATH.test(w)) url = w;
   }
   if (!url) return;
   checkRoute(c, line, method ?? (data ? "POST" : "GET"), url, `curl ${url}`);
 }
 
+/** Paths the docs name routes by: the HTTP API (/api/…) and OTLP/HTTP (/v1/…, e.g. /v1/traces). */
+const ROUTE_PATH = /\/(?:api|v1)\//;
+
 function checkRoute(c: Checker, line: number, method: string, url: string, label: string, shownAs?: string): void {
   c.checked();
-  const p = url.slice(url.indexOf("/api/")).replace(/[?#].*$/, "").replace(/\/+$/, "");
+  const p = url.slice(url.search(ROUTE_PATH)).replace(/[?#].*$/, "").replace(/\/+$/, "");
   const segments = p.split("/").filter(Boolean);
   const matches = c.ctx.routes.filter((r) => {
     const catchAll = r.segments.findIndex((s) => /^\[\[?\.\.\./.test(s));
@@ -791,9 +794,9 @@ function checkProse(c: Checker, prose: string[]): void {
       c.problem(span.line, `${span.text}: no such file or folder in the repository`);
     }
   }
-  // `METHOD /api/…` in prose and tables
+  // `METHOD /api/…` and `METHOD /v1/…` in prose and tables
   prose.forEach((l, i) => {
-    for (const m of l.matchAll(/\b(GET|HEAD|POST|PUT|PATCH|DELETE) +(\/api\/[^\s`)|,;\\]*)/g)) {
+    for (const m of l.matchAll(/\b(GET|HEAD|POST|PUT|PATCH|DELETE) +(\/(?:api|v1)\/[^\s`)|,;\\]*)/g)) {
       const p = m[2]!.replace(/\{[^}/]*\}/g, "x").replace(/…$/, "");
       if (p.endsWith("/")) continue;
       checkRoute(c, i + 1, m[1]!, p, `${m[1]} ${m[2]}`, `${m[1]} ${m[2]}`);

@@ -10,7 +10,7 @@ export function maxBodyBytes(env: Record<string, string | undefined> = process.e
   return value;
 }
 
-function tooLarge(limit: number): ApiError {
+export function tooLarge(limit: number): ApiError {
   return new ApiError("payload_too_large", `body exceeds ${limit} bytes (DUPSCOPE_MAX_BODY_BYTES); split it into smaller batches`);
 }
 
@@ -19,9 +19,14 @@ function tooLarge(limit: number): ApiError {
  * costs at most `limit` bytes of memory. A declared Content-Length over the limit is refused before reading.
  */
 export async function readBodyLimited(request: Request, limit: number): Promise<string> {
+  return new TextDecoder("utf-8").decode(await readBytesLimited(request, limit));
+}
+
+/** The same, as bytes: for binary bodies (OTLP protobuf) and compressed ones. */
+export async function readBytesLimited(request: Request, limit: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -35,5 +40,5 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
     }
     chunks.push(value);
   }
-  return new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }

@@ -116,7 +116,7 @@ describe("docs:check finds drift", () => {
         "# Title", // 1
         "",
         "See [a](no-such.md), [b](../../shared/x.md), [c](api.md#no-such-heading) and [d](#title).", // 3
-        "Also `lib/no-such-folder/x.ts`, `GET /api/v1/nope` and `POST /api/v1/keys/{bizKey}`.", // 4
+        "Also `lib/no-such-folder/x.ts`, `GET /api/v1/nope`, `POST /api/v1/keys/{bizKey}`, `GET /v1/traces` and `POST /v1/logs`.", // 4
         "DUPSCOPE_NOT_A_VARIABLE is documented here, /work/main is not ours.", // 5
         "",
         "| format (`--format`) | reads |", // 7
@@ -136,6 +136,9 @@ describe("docs:check finds drift", () => {
     expectProblem(problems, 4, "lib/no-such-folder/x.ts: no such file");
     expectProblem(problems, 4, "GET /api/v1/nope: no route");
     expectProblem(problems, 4, "POST /api/v1/keys/{bizKey}: app/api/v1/keys/[bizKey]/route.ts exports no POST");
+    // The OTLP receiver's path lies outside /api: routes anywhere under app/ are checked.
+    expectProblem(problems, 4, "GET /v1/traces: app/v1/traces/route.ts exports no GET");
+    expectProblem(problems, 4, "POST /v1/logs: no route");
     expectProblem(problems, 5, "DUPSCOPE_NOT_A_VARIABLE: no code");
     expectProblem(problems, 5, "cites a path outside the repository");
     expectProblem(problems, 7, "format table: misses");
