@@ -10,6 +10,7 @@ export const CAUSE_COLORS: Record<Cause, string> = {
   producer_retry: "#f28e2b",
   upstream_resend: "#b07aa1",
   consume_timeout: "#59a14f",
+  invisible_timeout: "#8cd17d",
   retry_after_failure: "#edc948",
   dlq_replay: "#76b7b2",
   delayed_double_write: "#ff9da7",

@@ -10,6 +10,7 @@ import { ackLost } from "./rules/ack-lost.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
 import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
 import { dlqReplay } from "./rules/dlq-replay.ts";
+import { invisibleTimeout } from "./rules/invisible-timeout.ts";
 import { findLost } from "./rules/lost.ts";
 import { judgeOutcome } from "./rules/outcome.ts";
 import { producerRetry } from "./rules/producer-retry.ts";
@@ -36,6 +37,7 @@ const CAUSE_RULES: readonly CauseRule[] = [
   rebalance,
   ackLost,
   consumeTimeout,
+  invisibleTimeout,
   retryAfterFailure,
   dlqReplay,
   delayedDoubleWrite,

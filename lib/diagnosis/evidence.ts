@@ -24,6 +24,12 @@ export interface EvidenceValues {
   first_deliveries: Record<string, never>;
   same_msg_id: { msgId: string };
   different_msg_ids: { first: string; second: string };
+  /** Kafka: two records of one key from one producer within its send window, the earlier one failed or unsent. */
+  kafka_send_retried: { firstMsgId: string; secondMsgId: string; instance: Instance; gapMs: number; windowMs: number; failed: boolean };
+  /** RocketMQ 5: the same message id came again sooner than any redelivery can (the shortest invisible duration): another stored copy. */
+  too_soon_for_redelivery: { gapMs: number; minInvisibleMs: number };
+  /** Kafka: a record of the key no send span wrote, just before the one the producer's send reported (a client-internal retry). */
+  copy_without_send: { msgId: string; sentMsgId: string; queue: string | null };
   published_twice: { firstMsgId: string; secondMsgId: string; firstTs: number; secondTs: number; firstHost: Instance; secondHost: Instance };
   // queue ownership
   /** `between`: after the first delivery began; `before`: just before it, while the old owner still held pulled messages. */
@@ -36,6 +42,8 @@ export interface EvidenceValues {
   member_joined: { instance: Instance; ts: number; beforeFirstMs: number; intervalMs: number };
   member_left: { instance: Instance; ts: number; beforeFirstMs: number; intervalMs: number };
   owner_still_alive: { instance: Instance; ts: number };
+  /** Kafka, spans alone: another member of the group processed the same record, so its partition was reassigned before the first's offset commit. */
+  same_record_other_instance: { queue: string | null; offset: number | null; from: Instance; to: Instance };
   // the old owner vanished
   channel_lost: { instance: Instance; action: string; ts: number };
   no_shutdown: { instance: Instance };
@@ -46,6 +54,10 @@ export interface EvidenceValues {
   // consumer retries
   consume_timed_out: { instance: Instance; ts: number; costMs: number | null; via: "trace" | "expire_msg_back" | "duration" | "poll_timeout" | "ack_timeout" };
   consume_failed: { instance: Instance; ts: number; contextName: string | null };
+  /** RocketMQ 5: the message was delivered again while the first attempt still ran: its invisible duration had expired. */
+  redelivered_while_processing: { instance: Instance; secondInstance: Instance; firstEnd: number; secondStart: number };
+  /** RocketMQ 5: the first attempt ended without an error, yet the message came again: its ack never settled it in time. */
+  redelivered_without_failure: { instance: Instance; firstEnd: number; gapMs: number };
   effect_before_failure: { instance: Instance; effectTs: number; failTs: number };
   retry_delivery: { from: number; to: number };
   retry_on_schedule: { retryTimes: number; expectedMs: number; gapMs: number };

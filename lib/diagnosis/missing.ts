@@ -21,7 +21,8 @@ export function findMissing(deliveries: readonly Delivery[], verdicts: readonly 
   const groups = new Map<string | null, Delivery[]>();
   for (const d of deliveries) groups.set(d.group, [...(groups.get(d.group) ?? []), d]);
   for (const [group, list] of groups) {
-    if (list[0]?.broker === "rocketmq" && !list.some((d) => d.sources.includes("trace"))) add({ code: "no_consume_trace", group });
+    // OpenTelemetry spans are a consume trace too (RocketMQ 5's gRPC clients write no trace topic).
+    if (list[0]?.broker === "rocketmq" && !list.some((d) => d.sources.includes("trace") || d.sources.includes("otel"))) add({ code: "no_consume_trace", group });
     if (!list.some((d) => d.dedup.length > 0)) add({ code: "no_dedup_log", group });
   }
 

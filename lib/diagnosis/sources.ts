@@ -16,6 +16,7 @@ const PREFIXES: Record<string, SourceKind> = {
   "kafka-client-log": "kafka_log",
   "rabbitmq-firehose": "firehose",
   "rabbitmq-server-log": "broker_log",
+  "otlp-traces": "otel",
 };
 
 export function sourceKind(e: NormalizedEvent): SourceKind {

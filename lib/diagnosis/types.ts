@@ -58,7 +58,7 @@ export const DEFAULT_OPTIONS: DiagnosisOptions = {
  * Which kind of record an event came from; decides what its fields can be trusted for. `firehose` is RabbitMQ's
  * trace and event exchange: broker-side, but with no end records and, for traces, no time of its own.
  */
-export type SourceKind = "trace" | "client_log" | "broker_log" | "dedup_log" | "kafka_log" | "firehose" | "other";
+export type SourceKind = "trace" | "client_log" | "broker_log" | "dedup_log" | "kafka_log" | "firehose" | "otel" | "other";
 
 /** How one consume attempt ended, as the consumer reported it. */
 export type ConsumeStatus = "success" | "failed" | "timeout" | "unknown";

@@ -1,7 +1,9 @@
 import { checkbacks, isDelayed } from "../copies.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { bothFirstDeliveries, eventsOf, sameInstance, type Pair, type RuleResult } from "../pair.ts";
+import { instanceRelation } from "../identity.ts";
 import { isReplayed } from "../sources.ts";
+import { fromClient5, MIN_INVISIBLE_MS } from "./invisible-timeout.ts";
 
 /**
  * producer_retry: the producer resent after a send timeout, the broker kept both copies. Same msgId (UNIQ_KEY is
@@ -9,6 +11,10 @@ import { isReplayed } from "../sources.ts";
  * (sendMsgTimeout × attempts), both consumed as first deliveries (formats.md §1 semantics 1, §6).
  */
 export function producerRetry(p: Pair): RuleResult | null {
+  const kafka = kafkaSendRetry(p);
+  if (kafka !== null) return { cause: "producer_retry", score: kafka.score, evidence: [...p.copy.evidence, ...kafka.evidence] };
+  const early = client5Copy(p);
+  if (early !== null) return early;
   if (p.sameMsgId !== true || !bothFirstDeliveries(p) || p.copy.relation === "same" || p.firstMsg === null) return null;
   // A RabbitMQ copy carrying x-death or x-shovelled came back from a dead-letter queue, not from the producer.
   if (eventsOf(p, p.second).some(isReplayed)) return null;
@@ -48,4 +54,52 @@ export function producerRetry(p: Pair): RuleResult | null {
   // A delayed or transactional message written twice without any sign of a resend is not the producer's doing.
   if ((isDelayed(m) || checkbacks(m).length > 0) && m.resends.length === 0 && m.copies.length < 2) score = Math.min(score, 0.5);
   return score === 0 ? null : { cause: "producer_retry", score, evidence: found };
+}
+
+/**
+ * Kafka names a record by partition and offset, and a producer retry writes a new record: two msgIds, where RocketMQ
+ * keeps one. Two records of the key from one producer process sent within its send window (the first send failed,
+ * or took long enough to be retried) are that retry; so is a record no send span wrote, just before the one a send
+ * reported on the same partition (the client retried inside one send() and its span saw only the last attempt).
+ * Sends further apart, or from two processes, stay an upstream resend.
+ */
+export function kafkaSendRetry(p: Pair): { score: number; evidence: Evidence[] } | null {
+  if (p.first.broker !== "kafka" || p.sameMsgId !== false || p.first.msgId === null || p.second.msgId === null) return null;
+  const a = p.firstMsg?.publishes[0];
+  const b = p.secondMsg?.publishes[0];
+  const windowMs = p.options.sendTimeoutMs * p.options.sendAttempts;
+  if (a !== undefined && b !== undefined) {
+    if (instanceRelation(a.instance, b.instance) === "different") return null;
+    const gapMs = Math.abs(b.ts - a.ts);
+    if (gapMs > windowMs + p.options.clockSkewMs) return null;
+    const from = Math.min(a.ts, b.ts) - windowMs;
+    const failed = p.context.some((e) => e.kind === "send_attempt" && e.success === false && e.bizKey === a.bizKey && e.ts >= from && e.ts <= Math.max(a.ts, b.ts) && instanceRelation(e.instance, a.instance) !== "different");
+    const found = [evidence("kafka_send_retried", "cause", [a.id, b.id], { firstMsgId: p.first.msgId, secondMsgId: p.second.msgId, instance: a.instance, gapMs, windowMs, failed })];
+    return { score: failed ? 0.9 : 0.8, evidence: found };
+  }
+  // Only the later record has a send: the earlier one is the attempt the client gave up on and wrote anyway.
+  if (a === undefined && b !== undefined && p.first.queue !== null && p.first.queue === p.second.queue && p.first.queueOffset !== null && p.second.queueOffset !== null && p.first.queueOffset < p.second.queueOffset) {
+    const found = [evidence("copy_without_send", "cause", [p.first.startEventId, b.id], { msgId: p.first.msgId, sentMsgId: p.second.msgId, queue: p.first.queue })];
+    const failed = p.context.find((e) => e.kind === "send_attempt" && e.success === false && e.bizKey === b.bizKey && e.ts >= b.ts - windowMs && e.ts <= b.ts && instanceRelation(e.instance, b.instance) !== "different");
+    if (failed === undefined) return { score: 0.7, evidence: found };
+    const costMs = typeof failed.detail.durationMs === "number" ? failed.detail.durationMs : null;
+    found.push(evidence("send_failed_then_retried", "cause", [failed.id], { msgId: p.second.msgId, instance: failed.instance, ts: failed.ts, costMs }));
+    return { score: 0.9, evidence: found };
+  }
+  return null;
+}
+
+/**
+ * RocketMQ 5 keeps the message id across a send's retries (up to 3 attempts, at once), and the broker keeps every
+ * copy an attempt stored; spans name no stored copy. A second delivery of the id sooner than any lease can run out
+ * (MIN_INVISIBLE_MS) after a first one that did not fail cannot be a redelivery: it is another copy.
+ */
+function client5Copy(p: Pair): RuleResult | null {
+  if (p.sameMsgId !== true || p.first.broker !== "rocketmq" || p.second.direct || !bothFirstDeliveries(p) || !fromClient5(p)) return null;
+  if (p.first.consume === "failed" || p.first.consume === "timeout") return null;
+  const gapMs = p.second.start - p.first.start;
+  if (gapMs >= MIN_INVISIBLE_MS - p.options.clockSkewMs) return null;
+  const ids = [p.first.startEventId, p.second.startEventId];
+  const found: Evidence[] = [evidence("same_msg_id", "cause", ids, { msgId: p.first.msgId ?? "" }), evidence("too_soon_for_redelivery", "cause", ids, { gapMs, minInvisibleMs: MIN_INVISIBLE_MS })];
+  return { cause: "producer_retry", score: 0.7, evidence: found };
 }

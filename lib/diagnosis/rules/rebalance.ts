@@ -75,6 +75,13 @@ export function rebalance(p: Pair): RuleResult | null {
     found.push(evidence("owner_still_alive", "cause", [f.aliveAfter.event.id], { instance: f.aliveAfter.event.instance, ts: f.aliveAfter.event.ts }, at(f.aliveAfter)));
     score = Math.min(0.97, score + 0.03);
   }
+  // Spans alone (no client log): a Kafka record names itself by partition and offset, so another member of the group
+  // processing the very record the first had processed without an error means the partition was reassigned before
+  // the first's offset commit landed. Weak beside a logged move, and beaten by any sign of a crash.
+  if (score === 0 && p.first.broker === "kafka" && p.sameMsgId === true && p.first.consume !== "failed" && instanceRelation(p.first.instance, p.second.instance) === "different") {
+    found.push(evidence("same_record_other_instance", "cause", [p.first.startEventId, p.second.startEventId], { queue: p.first.queue, offset: p.first.queueOffset, from: p.first.instance, to: p.second.instance }));
+    score = 0.6;
+  }
   // The old owner's connection died without a shutdown: the queue moved because of the crash.
   if (f.vanished.length > 0 && f.left.length === 0) score = Math.min(score, 0.5);
   if (sameInstance(p)) score *= 0.5;

@@ -1,6 +1,7 @@
 import { evidence, type Evidence } from "../evidence.ts";
 import { isDlqTopic, isReplayed, isRetryTopic } from "../sources.ts";
 import { eventsOf, type Pair, type RuleResult } from "../pair.ts";
+import { kafkaSendRetry } from "./producer-retry.ts";
 
 /**
  * upstream_resend: the application called the producer twice for one business key (a repeated callback, a user
@@ -26,5 +27,7 @@ export function upstreamResend(p: Pair): RuleResult | null {
     );
   }
   const replayed = p.secondMsg?.publishes.some((e) => isRetryTopic(e.topic) || isDlqTopic(e.topic) || isReplayed(e)) === true || eventsOf(p, p.second).some(isReplayed);
-  return { cause: "upstream_resend", score: replayed ? 0.3 : 0.9, evidence: found };
+  // A Kafka producer retry also makes a second record (a second msgId): producer_retry names it.
+  const retried = kafkaSendRetry(p) !== null;
+  return { cause: "upstream_resend", score: replayed || retried ? 0.3 : 0.9, evidence: found };
 }

@@ -32,6 +32,11 @@ export const en: Language = {
     not_redelivered: (v, f) => `the broker delivered it to ${f.i(v.instance)} at ${f.t(v.ts)} with redelivered = false: a new copy in the queue, not a redelivery`,
     first_deliveries: () => `both deliveries have retryTimes 0: neither is a consumer retry`,
     same_msg_id: (v) => `both deliveries carry msgId ${v.msgId}`,
+    kafka_send_retried: (v, f) =>
+      `${f.i(v.instance)} sent the key twice ${f.d(v.gapMs)} apart, within its send window (${f.d(v.windowMs)})${v.failed ? ", the first send failing" : ""}: records ${v.firstMsgId} and ${v.secondMsgId}`,
+    too_soon_for_redelivery: (v, f) =>
+      `the same message id came again ${f.d(v.gapMs)} after the first delivery, sooner than RocketMQ 5 redelivers anything (its shortest invisible duration is ${f.d(v.minInvisibleMs)}): a second stored copy`,
+    copy_without_send: (v) => `record ${v.msgId} of the same key has no send of its own, just before ${v.sentMsgId} that the producer's send reported: the client retried inside one send`,
     different_msg_ids: (v) => `the deliveries carry different msgIds (${v.first}, then ${v.second}) for the same business key`,
     published_twice: (v, f) =>
       `published twice: ${v.firstMsgId} from ${f.i(v.firstHost)} at ${f.t(v.firstTs)}, ${v.secondMsgId} from ${f.i(v.secondHost)} at ${f.t(v.secondTs)}`,
@@ -49,6 +54,12 @@ export const en: Language = {
       RABBIT_CLOSES.has(v.action)
         ? `${f.i(v.instance)} closed at ${f.t(v.ts)} (${CHANNEL_EN[v.action]}) with the delivery unacknowledged: the broker requeued it`
         : `the broker dropped the connection of ${f.i(v.instance)} at ${f.t(v.ts)} (${CHANNEL_EN[v.action] ?? v.action})`,
+    same_record_other_instance: (v, f) =>
+      `${f.i(v.to)} processed the same record (${v.queue ?? "?"}${v.offset === null ? "" : ` offset ${v.offset}`}) that ${f.i(v.from)} had processed: the partition was reassigned before that offset was committed`,
+    redelivered_while_processing: (v, f) =>
+      `the message came again to ${f.i(v.secondInstance)} at ${f.t(v.secondStart)} while ${f.i(v.instance)} was still processing it (until ${f.t(v.firstEnd)}): its invisible duration ran out`,
+    redelivered_without_failure: (v, f) =>
+      `the attempt on ${f.i(v.instance)} ended without an error at ${f.t(v.firstEnd)}, yet the message came again ${f.d(v.gapMs)} later: its ack did not settle it before the invisible duration ran out`,
     no_shutdown: (v, f) => `${f.i(v.instance)} logged no shutdown`,
     process_restarted: (v, f) => `a new process ${f.i(v.newInstance)} started on ${v.host} at ${f.t(v.ts)}, replacing ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} logged nothing after ${f.t(v.lastTs)}`,
@@ -152,6 +163,7 @@ export const en: Language = {
     rebalance: "rebalance",
     ack_lost: "ACK/offset lost",
     consume_timeout: "consume timeout",
+    invisible_timeout: "invisible time expired",
     retry_after_failure: "retry after failure",
     dlq_replay: "DLQ replay",
     delayed_double_write: "delayed-message double write",

@@ -32,6 +32,11 @@ export const zhCN: Language = {
     not_redelivered: (v, f) => `broker 在 ${f.t(v.ts)} 投递给 ${f.i(v.instance)} 时 redelivered = false：这是队列中的一份新副本，而不是重新投递`,
     first_deliveries: () => `两次投递的 retryTimes 都是 0：都不是消费重试`,
     same_msg_id: (v) => `两次投递的 msgId 相同：${v.msgId}`,
+    kafka_send_retried: (v, f) =>
+      `${f.i(v.instance)} 在发送窗口（${f.d(v.windowMs)}）内相隔 ${f.d(v.gapMs)} 两次发送了该键${v.failed ? "，第一次发送失败" : ""}：记录 ${v.firstMsgId} 与 ${v.secondMsgId}`,
+    too_soon_for_redelivery: (v, f) =>
+      `同一 message id 在第一次投递后 ${f.d(v.gapMs)} 再次到来，早于 RocketMQ 5 任何重投的可能（最短不可见时间为 ${f.d(v.minInvisibleMs)}）：这是第二份存储副本`,
+    copy_without_send: (v) => `同一键的记录 ${v.msgId} 没有对应的发送，紧挨在生产者发送所报告的 ${v.sentMsgId} 之前：客户端在一次发送内部重试了`,
     different_msg_ids: (v) => `同一业务键的两次投递 msgId 不同（先 ${v.first}，后 ${v.second}）`,
     published_twice: (v, f) =>
       `被发送了两次：${v.firstMsgId} 由 ${f.i(v.firstHost)} 于 ${f.t(v.firstTs)} 发送，${v.secondMsgId} 由 ${f.i(v.secondHost)} 于 ${f.t(v.secondTs)} 发送`,
@@ -49,6 +54,12 @@ export const zhCN: Language = {
       RABBIT_CLOSES.has(v.action)
         ? `${f.i(v.instance)} 在 ${f.t(v.ts)} 关闭（${CHANNEL_ZH[v.action]}），投递尚未确认：broker 将其重新入队`
         : `broker 在 ${f.t(v.ts)} 移除了 ${f.i(v.instance)} 的连接（${CHANNEL_ZH[v.action] ?? v.action}）`,
+    same_record_other_instance: (v, f) =>
+      `${f.i(v.to)} 处理了 ${f.i(v.from)} 已处理过的同一条记录（${v.queue ?? "?"}${v.offset === null ? "" : ` 偏移 ${v.offset}`}）：该偏移提交之前分区已被重新分配`,
+    redelivered_while_processing: (v, f) =>
+      `${f.i(v.instance)} 仍在处理该消息（直到 ${f.t(v.firstEnd)}）时，消息于 ${f.t(v.secondStart)} 再次投递给 ${f.i(v.secondInstance)}：不可见时间已到期`,
+    redelivered_without_failure: (v, f) =>
+      `${f.i(v.instance)} 上的消费于 ${f.t(v.firstEnd)} 无错误结束，但 ${f.d(v.gapMs)} 后消息再次到来：确认未能在不可见时间到期前生效`,
     no_shutdown: (v, f) => `${f.i(v.instance)} 没有记录 shutdown`,
     process_restarted: (v, f) => `${v.host} 上在 ${f.t(v.ts)} 启动了新进程 ${f.i(v.newInstance)}，取代了 ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.lastTs)} 之后没有任何日志`,
@@ -150,6 +161,7 @@ export const zhCN: Language = {
     rebalance: "重平衡",
     ack_lost: "确认/位点丢失",
     consume_timeout: "消费超时",
+    invisible_timeout: "不可见时间到期",
     retry_after_failure: "失败后重试",
     dlq_replay: "死信重放",
     delayed_double_write: "延时消息重复写入",

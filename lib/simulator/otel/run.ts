@@ -1,0 +1,378 @@
+import type { Cause } from "../../diagnosis/vocabulary.ts";
+import { SIM_EPOCH } from "../clock.ts";
+import { Rng } from "../random.ts";
+import type { DuplicateTruth } from "../truth.ts";
+import type { SimFile } from "../writers/files.ts";
+import type { Manifest, SimulationResult, Truth } from "../run.ts";
+import { hexId, requestLine, SPAN_KIND, type SimAttributes, type SimBatch, type SimSpan } from "./otlp-json.ts";
+
+/**
+ * What a Kafka cluster and a RocketMQ 5 cluster show through OpenTelemetry alone: the Java agent's send and
+ * process spans (collectors/otlp-traces/README.md), each process in its own deployment's attribute names (the
+ * agent's default old ones, or OTEL_SEMCONV_STABILITY_OPT_IN=messaging), with each host's clock off by up to
+ * `skewMs`, and the truth of every duplicate. No log, no dedup log: it grades what spans alone can tell.
+ *
+ *   Kafka       rebalance (the partition moved before the offset commit: another member processes the record),
+ *               retry_after_failure (the listener threw; the error handler runs the record again),
+ *               producer_retry (a send timed out after the broker wrote the record and the app sent again; or the
+ *               client retried inside one send), upstream_resend (the app sent the key twice, far apart)
+ *   RocketMQ 5  invisible_timeout (the lease ran out while the first attempt ran, or after an ack that never
+ *               landed), retry_after_failure (FAILURE, redelivered after the retry policy's backoff),
+ *               producer_retry (one message id stored twice), upstream_resend (two message ids)
+ */
+
+export interface SpanSimulationOptions {
+  keys: number;
+  seed: number;
+  skewMs?: number;
+  /** Epoch ms the first key's traffic starts (default the simulator's epoch). */
+  startAt?: number;
+}
+
+const KAFKA_TOPIC = "orders";
+const KAFKA_GROUP = "billing";
+const PARTITIONS = 6;
+const RMQ_TOPIC = "pay-success";
+const RMQ_GROUP = "ledger";
+/**
+ * RocketMQ 5 (apache/rocketmq 5.x proxy and rocketmq-clients java, docs/otel.md): a push consumer's lease is the
+ * proxy's default invisible time, 60 s, renewed while the consume runs; a simple consumer names its own, 10 s to
+ * 12 h. A message comes back when its lease ends unacked, plus up to the broker's 1 s revive interval.
+ */
+const PUSH_LEASE_MS = 60_000;
+const SIMPLE_LEASE_MS: readonly [number, number] = [10_000, 60_000];
+const REVIVE_MS = 1000;
+/** The default retry policy's delay after a first FAILURE (1 s), plus the revive interval. */
+const FAILURE_BACKOFF_MS: readonly [number, number] = [1000, 1000 + REVIVE_MS];
+/** A send's retries are immediate (3 attempts, a 3 s request timeout): its stored copies are at most ~3 s apart. */
+const SEND_RETRY_SPREAD_MS = 3000;
+
+interface Proc {
+  resource: SimAttributes;
+  /** The identity diagnosis derives from the resource (collectors/otlp-traces/map.ts instanceOf). */
+  instance: string;
+  names: "old" | "new";
+  skew: number;
+  clientId: string;
+}
+
+type Scenario = [name: string, cause: Cause | null, weight: number];
+
+const KAFKA_SCENARIOS: readonly Scenario[] = [
+  ["clean", null, 30],
+  ["rebalance", "rebalance", 12],
+  ["retry_after_failure", "retry_after_failure", 12],
+  ["producer_retry_failed_send", "producer_retry", 7],
+  ["producer_retry_in_client", "producer_retry", 6],
+  ["upstream_resend", "upstream_resend", 10],
+];
+
+const ROCKETMQ_SCENARIOS: readonly Scenario[] = [
+  ["clean", null, 30],
+  ["invisible_while_processing", "invisible_timeout", 10],
+  ["invisible_after_ack_lost", "invisible_timeout", 6],
+  ["retry_after_failure", "retry_after_failure", 10],
+  ["producer_retry", "producer_retry", 5],
+  ["upstream_resend", "upstream_resend", 8],
+];
+
+class Cluster {
+  readonly batches = new Map<string, SimBatch>();
+  readonly duplicates: DuplicateTruth[] = [];
+  readonly offsets = new Array<number>(PARTITIONS).fill(1000);
+
+  constructor(
+    readonly rng: Rng,
+    readonly skewMs: number,
+  ) {}
+
+  proc(service: string, index: number, identity: "host" | "pod"): Proc {
+    const pid = 1000 + ((index * 7919) % 30000);
+    const host = `${service}-${index}`;
+    const pod = `${service}-7d9f8c-${"abcdefghij"[index % 10]}${index}x`;
+    const resource: SimAttributes =
+      identity === "pod" ? { "service.name": service, "k8s.pod.name": pod, "host.name": `node-${index % 3}`, "process.pid": 1 } : { "service.name": service, "host.name": host, "process.pid": pid };
+    return {
+      resource,
+      instance: identity === "pod" ? pod : `${host}@${pid}`,
+      names: this.rng.chance(0.5) ? "old" : "new",
+      skew: this.rng.int(-this.skewMs, this.skewMs),
+      clientId: `${service.startsWith("billing") ? "consumer-billing" : "producer"}-${index + 1}`,
+    };
+  }
+
+  emit(p: Proc, scope: string, span: SimSpan): SimSpan {
+    const key = `${p.instance}|${scope}`;
+    let batch = this.batches.get(key);
+    if (batch === undefined) this.batches.set(key, (batch = { resource: p.resource, scope, spans: [] }));
+    const shifted = { ...span, start: span.start + p.skew, end: span.end + p.skew };
+    batch.spans.push(shifted);
+    return span;
+  }
+
+  truth(t: Omit<DuplicateTruth, "outcome" | "offsetMsgIds" | "retryTimes" | "sameInstance">): void {
+    this.duplicates.push({ ...t, outcome: "unknown", offsetMsgIds: ["", ""], retryTimes: [0, 0], sameInstance: t.firstInstance === t.secondInstance });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------- Kafka
+
+function kafkaSend(c: Cluster, p: Proc, key: string, partition: number, offset: number | null, at: number, costMs: number, error?: string): SimSpan {
+  const names = p.names;
+  const attributes: SimAttributes = {
+    "messaging.system": "kafka",
+    "messaging.destination.name": KAFKA_TOPIC,
+    "messaging.kafka.message.key": key,
+    ...(names === "old" ? { "messaging.operation": "publish", "messaging.client_id": p.clientId } : { "messaging.operation.type": "send", "messaging.operation.name": "send", "messaging.client.id": p.clientId }),
+    ...(offset === null ? {} : { "messaging.destination.partition.id": String(partition), [names === "old" ? "messaging.kafka.message.offset" : "messaging.kafka.offset"]: offset }),
+  };
+  const span: SimSpan = { traceId: hexId(c.rng, 16), spanId: hexId(c.rng, 8), name: names === "old" ? `${KAFKA_TOPIC} publish` : `send ${KAFKA_TOPIC}`, kind: SPAN_KIND.producer, start: at, end: at + costMs, attributes, ...(error === undefined ? {} : { error }) };
+  return c.emit(p, "io.opentelemetry.kafka-clients-0.11", span);
+}
+
+function kafkaProcess(c: Cluster, p: Proc, key: string, partition: number, offset: number, at: number, costMs: number, parent: SimSpan | null, scope: string, error?: string): void {
+  const names = p.names;
+  const attributes: SimAttributes = {
+    "messaging.system": "kafka",
+    "messaging.destination.name": KAFKA_TOPIC,
+    "messaging.destination.partition.id": String(partition),
+    "messaging.kafka.message.key": key,
+    ...(names === "old"
+      ? { "messaging.operation": "process", "messaging.kafka.message.offset": offset, "messaging.kafka.consumer.group": KAFKA_GROUP, "messaging.client_id": p.clientId }
+      : { "messaging.operation.type": "process", "messaging.operation.name": "process", "messaging.kafka.offset": offset, "messaging.consumer.group.name": KAFKA_GROUP, "messaging.client.id": p.clientId }),
+  };
+  c.emit(p, scope, {
+    traceId: parent?.traceId ?? hexId(c.rng, 16),
+    spanId: hexId(c.rng, 8),
+    ...(parent === null ? {} : { parentSpanId: parent.spanId }),
+    name: names === "old" ? `${KAFKA_TOPIC} process` : `process ${KAFKA_TOPIC}`,
+    kind: SPAN_KIND.consumer,
+    start: at,
+    end: at + costMs,
+    attributes,
+    ...(parent !== null && names === "new" ? { links: [{ traceId: parent.traceId, spanId: parent.spanId }] } : {}),
+    ...(error === undefined ? {} : { error }),
+  });
+}
+
+function kafkaKey(c: Cluster, scenario: string, key: string, at: number, producers: Proc[], consumers: Proc[]): void {
+  const r = c.rng;
+  let hash = 0;
+  for (const ch of key) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  const partition = hash % PARTITIONS;
+  const owner = consumers[partition % consumers.length]!;
+  const other = consumers[(partition + 1 + r.int(0, consumers.length - 2)) % consumers.length]!;
+  const producer = r.pick(producers);
+  const scope = r.chance(0.5) ? "io.opentelemetry.spring-kafka-2.7" : "io.opentelemetry.kafka-clients-0.11";
+  const next = () => c.offsets[partition]!++;
+  const lag = () => r.ms(5, 400);
+  const cost = () => r.ms(2, 300);
+  const msgId = (o: number) => `${KAFKA_TOPIC}-${partition}@${o}`;
+  const base = { bizKey: key, group: KAFKA_GROUP, topic: KAFKA_TOPIC };
+
+  if (scenario === "producer_retry_failed_send") {
+    // The broker wrote the record, but the ack never came back: the send times out and the app sends again.
+    const lost = next();
+    const timeoutMs = r.ms(3000, 30_000);
+    kafkaSend(c, producer, key, partition, null, at, timeoutMs, "org.apache.kafka.common.errors.TimeoutException");
+    const resent = next();
+    const second = kafkaSend(c, producer, key, partition, resent, at + timeoutMs + r.ms(1, 50), r.ms(2, 20));
+    const t1 = at + r.ms(5, 100);
+    const t2 = second.end + lag();
+    kafkaProcess(c, owner, key, partition, lost, t1, cost(), null, scope);
+    kafkaProcess(c, owner, key, partition, resent, t2, cost(), second, scope);
+    c.truth({ ...base, cause: "producer_retry", firstInstance: owner.instance, secondInstance: owner.instance, gapMs: t2 - t1, msgIds: [msgId(lost), msgId(resent)], firstAt: t1, secondAt: t2 });
+    return;
+  }
+  if (scenario === "producer_retry_in_client") {
+    // retries > 0: the client resent the batch inside one send(); its span reports only the offset that was acked.
+    const lost = next();
+    const kept = next();
+    const send = kafkaSend(c, producer, key, partition, kept, at, r.ms(1000, 3000));
+    const t1 = at + r.ms(5, 200);
+    const t2 = Math.max(t1 + r.ms(5, 50), send.end + lag());
+    kafkaProcess(c, owner, key, partition, lost, t1, cost(), null, scope);
+    kafkaProcess(c, owner, key, partition, kept, t2, cost(), send, scope);
+    c.truth({ ...base, cause: "producer_retry", firstInstance: owner.instance, secondInstance: owner.instance, gapMs: t2 - t1, msgIds: [msgId(lost), msgId(kept)], firstAt: t1, secondAt: t2 });
+    return;
+  }
+  if (scenario === "upstream_resend") {
+    const o1 = next();
+    const first = kafkaSend(c, producer, key, partition, o1, at, r.ms(2, 20));
+    const t1 = first.end + lag();
+    kafkaProcess(c, owner, key, partition, o1, t1, cost(), first, scope);
+    const later = at + r.ms(20_000, 300_000);
+    const o2 = next();
+    const second = kafkaSend(c, r.pick(producers), key, partition, o2, later, r.ms(2, 20));
+    const t2 = second.end + lag();
+    kafkaProcess(c, owner, key, partition, o2, t2, cost(), second, scope);
+    c.truth({ ...base, cause: "upstream_resend", firstInstance: owner.instance, secondInstance: owner.instance, gapMs: t2 - t1, msgIds: [msgId(o1), msgId(o2)], firstAt: t1, secondAt: t2 });
+    return;
+  }
+
+  const offset = next();
+  const send = kafkaSend(c, producer, key, partition, offset, at, r.ms(2, 20));
+  const t1 = send.end + lag();
+  if (scenario === "clean") {
+    kafkaProcess(c, owner, key, partition, offset, t1, cost(), send, scope);
+  } else if (scenario === "rebalance") {
+    // Processed, but the commit had not landed when the partition moved: the new owner starts from the last commit.
+    kafkaProcess(c, owner, key, partition, offset, t1, cost(), send, scope);
+    const t2 = t1 + r.ms(3000, 30_000);
+    kafkaProcess(c, other, key, partition, offset, t2, cost(), send, scope);
+    c.truth({ ...base, cause: "rebalance", firstInstance: owner.instance, secondInstance: other.instance, gapMs: t2 - t1, msgIds: [msgId(offset), msgId(offset)], firstAt: t1, secondAt: t2 });
+  } else if (scenario === "retry_after_failure") {
+    const costMs = cost();
+    kafkaProcess(c, owner, key, partition, offset, t1, costMs, send, "io.opentelemetry.spring-kafka-2.7", "java.lang.IllegalStateException: ledger write failed");
+    const t2 = t1 + costMs + r.ms(0, 5000);
+    kafkaProcess(c, owner, key, partition, offset, t2, cost(), send, "io.opentelemetry.spring-kafka-2.7");
+    c.truth({ ...base, cause: "retry_after_failure", firstInstance: owner.instance, secondInstance: owner.instance, gapMs: t2 - t1, msgIds: [msgId(offset), msgId(offset)], firstAt: t1, secondAt: t2 });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------- RocketMQ 5
+
+const RMQ_SCOPE = "io.opentelemetry.rocketmq-client-5.0";
+
+function messageId(c: Cluster): string {
+  return `01${hexId(c.rng, 16).slice(0, 24).toUpperCase()}`;
+}
+
+function rmqSend(c: Cluster, p: Proc, key: string, id: string, at: number, costMs: number): SimSpan {
+  const attributes: SimAttributes = {
+    "messaging.system": "rocketmq",
+    "messaging.destination.name": RMQ_TOPIC,
+    "messaging.message.id": id,
+    "messaging.rocketmq.message.keys": [key],
+    "messaging.rocketmq.message.tag": "paid",
+    "messaging.rocketmq.message.type": "normal",
+    ...(p.names === "old" ? { "messaging.operation": "publish" } : { "messaging.operation.type": "send", "messaging.operation.name": "send", "messaging.rocketmq.namespace": "" }),
+  };
+  return c.emit(p, RMQ_SCOPE, { traceId: hexId(c.rng, 16), spanId: hexId(c.rng, 8), name: p.names === "old" ? `${RMQ_TOPIC} publish` : `send ${RMQ_TOPIC}`, kind: SPAN_KIND.producer, start: at, end: at + costMs, attributes });
+}
+
+function rmqProcess(c: Cluster, p: Proc, key: string, id: string, at: number, costMs: number, parent: SimSpan, failed = false): void {
+  const attributes: SimAttributes = {
+    "messaging.system": "rocketmq",
+    "messaging.destination.name": RMQ_TOPIC,
+    "messaging.message.id": id,
+    "messaging.rocketmq.message.keys": [key],
+    "messaging.rocketmq.message.tag": "paid",
+    ...(p.names === "old"
+      ? { "messaging.operation": "process", "messaging.rocketmq.client_group": RMQ_GROUP }
+      : { "messaging.operation.type": "process", "messaging.operation.name": "process", "messaging.consumer.group.name": RMQ_GROUP, "messaging.rocketmq.namespace": "", ...(failed ? { "error.type": "FAILURE" } : {}) }),
+  };
+  c.emit(p, RMQ_SCOPE, {
+    traceId: parent.traceId,
+    spanId: hexId(c.rng, 8),
+    parentSpanId: parent.spanId,
+    name: p.names === "old" ? `${RMQ_TOPIC} process` : `process ${RMQ_TOPIC}`,
+    kind: SPAN_KIND.consumer,
+    start: at,
+    end: at + costMs,
+    attributes,
+    ...(p.names === "new" ? { links: [{ traceId: parent.traceId, spanId: parent.spanId }] } : {}),
+    ...(failed ? { error: "" } : {}),
+  });
+}
+
+function rocketmqKey(c: Cluster, scenario: string, key: string, at: number, producers: Proc[], consumers: Proc[]): void {
+  const r = c.rng;
+  const producer = r.pick(producers);
+  const a = r.pick(consumers);
+  const someone = () => r.pick(consumers);
+  const cost = () => r.ms(2, 400);
+  const base = { bizKey: key, group: RMQ_GROUP, topic: RMQ_TOPIC };
+  const id = messageId(c);
+
+  if (scenario === "upstream_resend") {
+    const first = rmqSend(c, producer, key, id, at, r.ms(2, 30));
+    const t1 = first.end + r.ms(5, 300);
+    rmqProcess(c, a, key, id, t1, cost(), first);
+    const id2 = messageId(c);
+    const second = rmqSend(c, r.pick(producers), key, id2, at + r.ms(20_000, 300_000), r.ms(2, 30));
+    const b = someone();
+    const t2 = second.end + r.ms(5, 300);
+    rmqProcess(c, b, key, id2, t2, cost(), second);
+    c.truth({ ...base, cause: "upstream_resend", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id2], firstAt: t1, secondAt: t2 });
+    return;
+  }
+
+  const send = rmqSend(c, producer, key, id, at, r.ms(2, 30));
+  const t1 = send.end + r.ms(5, 300);
+  if (scenario === "clean") {
+    rmqProcess(c, a, key, id, t1, cost(), send);
+  } else if (scenario === "producer_retry") {
+    // The send's response was lost and the client resent within the same send(): two stored copies of one
+    // message id, received by whichever consumers pull next.
+    const b = someone();
+    const t2 = t1 + r.ms(1, SEND_RETRY_SPREAD_MS);
+    rmqProcess(c, a, key, id, t1, cost(), send);
+    rmqProcess(c, b, key, id, t2, cost(), send);
+    c.truth({ ...base, cause: "producer_retry", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
+  } else if (scenario === "invisible_while_processing") {
+    // A slow consume outlives a simple consumer's lease (or a push consumer's lease renewal failed): the message is
+    // visible again and another receive gets it while the first attempt still runs.
+    const lease = r.chance(0.5) ? r.ms(SIMPLE_LEASE_MS[0], SIMPLE_LEASE_MS[1]) : PUSH_LEASE_MS;
+    const b = someone();
+    const t2 = t1 + lease + r.ms(0, REVIVE_MS);
+    rmqProcess(c, a, key, id, t1, t2 - t1 + r.ms(1000, 30_000), send);
+    rmqProcess(c, b, key, id, t2, cost(), send);
+    c.truth({ ...base, cause: "invisible_timeout", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
+  } else if (scenario === "invisible_after_ack_lost") {
+    const b = someone();
+    // Consumed, but the ack never reached the broker: the message comes back when its lease ends.
+    rmqProcess(c, a, key, id, t1, cost(), send);
+    const lease = r.chance(0.5) ? r.ms(SIMPLE_LEASE_MS[0], SIMPLE_LEASE_MS[1]) : PUSH_LEASE_MS;
+    const t2 = t1 + lease + r.ms(0, REVIVE_MS);
+    rmqProcess(c, b, key, id, t2, cost(), send);
+    c.truth({ ...base, cause: "invisible_timeout", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
+  } else if (scenario === "retry_after_failure") {
+    const costMs = cost();
+    rmqProcess(c, a, key, id, t1, costMs, send, true);
+    const b = someone();
+    const t2 = t1 + costMs + r.ms(FAILURE_BACKOFF_MS[0], FAILURE_BACKOFF_MS[1]);
+    rmqProcess(c, b, key, id, t2, cost(), send);
+    c.truth({ ...base, cause: "retry_after_failure", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------- run
+
+const FILE = "otel.ndjson";
+
+/** Half the keys go through the Kafka cluster, half through the RocketMQ 5 one; same options, same output. */
+export function runSpanSimulation(options: SpanSimulationOptions): SimulationResult {
+  const rng = new Rng(options.seed).fork("otel");
+  const skewMs = options.skewMs ?? 200;
+  const c = new Cluster(rng, skewMs);
+  const kafkaProducers = [0, 1].map((i) => c.proc("order-api", i, "host"));
+  const kafkaConsumers = [0, 1, 2].map((i) => c.proc("billing", i, i === 2 ? "pod" : "host"));
+  const rmqProducers = [0, 1].map((i) => c.proc("pay-api", i, "host"));
+  const rmqConsumers = [0, 1, 2].map((i) => c.proc("ledger", i, i === 0 ? "pod" : "host"));
+  let at = options.startAt ?? SIM_EPOCH;
+  for (let i = 0; i < options.keys; i++) {
+    at += rng.ms(50, 1500);
+    if (i % 2 === 0) kafkaKey(c, rng.weighted(KAFKA_SCENARIOS.map(([n, , w]) => [n, w] as const)), `ORD-${String(i + 1).padStart(8, "0")}`, at, kafkaProducers, kafkaConsumers);
+    else rocketmqKey(c, rng.weighted(ROCKETMQ_SCENARIOS.map(([n, , w]) => [n, w] as const)), `PAY-${String(i + 1).padStart(8, "0")}`, at, rmqProducers, rmqConsumers);
+  }
+  // An exporter sends what its batch processor collected: up to 512 spans per request, per process.
+  const lines: string[] = [];
+  for (const batch of c.batches.values()) {
+    for (let i = 0; i < batch.spans.length; i += 512) lines.push(requestLine({ ...batch, spans: batch.spans.slice(i, i + 512) }));
+  }
+  const text = `${lines.join("\n")}\n`;
+  const file: SimFile = { path: FILE, format: "otlp-traces", lines: lines.length, text };
+  const truth: Truth = {
+    seed: options.seed,
+    scenarios: ["otel"],
+    keys: options.keys,
+    skewMs,
+    duplicates: c.duplicates,
+    lost: [],
+    normalRetries: [],
+    files: { [FILE]: { format: "otlp-traces", lines: lines.length } },
+  };
+  const manifest: Manifest = { seed: options.seed, scenario: "otel", files: [{ path: FILE, format: "otlp-traces", lines: lines.length }] };
+  return { files: [file], truth, manifest };
+}

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { SpanKind, SpanStatusCode, type Attributes } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { decodeProtobuf } from "../../../collectors/otlp-traces/decode.ts";
+import { mapSpans } from "../../../collectors/otlp-traces/map.ts";
+import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
+import { contextOf } from "../../../lib/diagnosis/scope.ts";
+import type { KeyDiagnosis } from "../../../lib/diagnosis/types.ts";
+import { protobufBody, SpanRecorder } from "../../helpers/otel.ts";
+
+/**
+ * Diagnosis from OpenTelemetry spans alone, no client or broker log: Kafka and RocketMQ 5 spans made with the real
+ * SDK in the shapes the Java agent's instrumentations emit (collectors/otlp-traces/README.md), in both the default
+ * (old) attribute names and OTEL_SEMCONV_STABILITY_OPT_IN=messaging (new) ones.
+ */
+
+const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
+const KAFKA_SCOPE = "io.opentelemetry.kafka-clients-0.11";
+const RMQ5_SCOPE = "io.opentelemetry.rocketmq-client-5.0";
+type Names = "old" | "new";
+
+const process = (pid: number, scope: string) => new SpanRecorder({ "service.name": pid < 100 ? "order-api" : "billing", "host.name": "node-1", "process.pid": pid }, scope);
+
+function kafka(names: Names, op: "publish" | "process", offset: number | null, key = "ORDER-1"): Attributes {
+  return {
+    "messaging.system": "kafka",
+    "messaging.destination.name": "orders",
+    "messaging.destination.partition.id": "0",
+    ...(key === "" ? {} : { "messaging.kafka.message.key": key }),
+    ...(names === "old"
+      ? { "messaging.operation": op, ...(offset === null ? {} : { "messaging.kafka.message.offset": offset }), ...(op === "process" ? { "messaging.kafka.consumer.group": "billing" } : {}) }
+      : { "messaging.operation.type": op === "publish" ? "send" : "process", ...(offset === null ? {} : { "messaging.kafka.offset": offset }), ...(op === "process" ? { "messaging.consumer.group.name": "billing" } : {}) }),
+  };
+}
+
+function rocketmq(names: Names, op: "publish" | "process", messageId = "0A0B0C0D0E0F00000000000001"): Attributes {
+  return {
+    "messaging.system": "rocketmq",
+    "messaging.destination.name": "pay-success",
+    "messaging.message.id": messageId,
+    "messaging.rocketmq.message.keys": ["PAY-1"],
+    ...(names === "old"
+      ? { "messaging.operation": op, ...(op === "process" ? { "messaging.rocketmq.client_group": "ledger" } : {}) }
+      : { "messaging.operation.type": op === "publish" ? "send" : "process", ...(op === "process" ? { "messaging.consumer.group.name": "ledger" } : {}) }),
+  };
+}
+
+function diagnose(recorders: SpanRecorder[], bizKey: string): KeyDiagnosis {
+  const spans: ReadableSpan[] = recorders.flatMap((r) => r.spans());
+  const events = mapSpans(decodeProtobuf(protobufBody(spans)).spans).events;
+  const own = events.filter((e) => e.bizKey === bizKey);
+  return diagnoseKey({ bizKey, events: own, context: contextOf(own, events.filter((e) => e.bizKey === null)) });
+}
+
+const verdicts = (d: KeyDiagnosis) => d.duplicates.map((v) => [v.cause, v.evidence.filter((e) => e.role === "cause").map((e) => e.code)]);
+
+for (const names of ["old", "new"] as const) {
+  describe(`spans alone, ${names} attribute names`, () => {
+    it("Kafka: the same offset processed by another member after the partition moved is a rebalance", () => {
+      const producer = process(10, KAFKA_SCOPE);
+      const send = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 3, attributes: kafka(names, "publish", 41) });
+      const a = process(201, KAFKA_SCOPE);
+      a.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, attributes: kafka(names, "process", 41) });
+      const b = process(202, KAFKA_SCOPE);
+      b.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 31_000, end: T0 + 31_020, parent: send, attributes: kafka(names, "process", 41) });
+      const d = diagnose([producer, a, b], "ORDER-1");
+      assert.deepEqual(verdicts(d), [["rebalance", ["same_copy", "same_record_other_instance"]]]);
+      assert.deepEqual(d.duplicates[0]!.instances, { first: "node-1@201", second: "node-1@202" });
+    });
+
+    it("Kafka: a record processed again by the same consumer after an error is a retry after failure", () => {
+      const producer = process(10, KAFKA_SCOPE);
+      const send = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 3, attributes: kafka(names, "publish", 41) });
+      const a = process(201, "io.opentelemetry.spring-kafka-2.7");
+      a.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, status: { code: SpanStatusCode.ERROR }, attributes: kafka(names, "process", 41) });
+      a.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 1040, end: T0 + 1060, parent: send, attributes: kafka(names, "process", 41) });
+      assert.deepEqual(verdicts(diagnose([producer, a], "ORDER-1")), [["retry_after_failure", ["consume_failed"]]]);
+    });
+
+    it("Kafka: a send that failed and was sent again, landing at two offsets, is a producer retry", () => {
+      const producer = process(10, KAFKA_SCOPE);
+      // The first send timed out without RecordMetadata (no offset on its span), yet the broker had written offset 41.
+      producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 3000, status: { code: SpanStatusCode.ERROR }, attributes: kafka(names, "publish", null) });
+      const retried = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0 + 3001, end: T0 + 3010, attributes: kafka(names, "publish", 42) });
+      const consumer = process(201, KAFKA_SCOPE);
+      consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 3100, end: T0 + 3120, attributes: kafka(names, "process", 41) });
+      consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 3130, end: T0 + 3150, parent: retried, attributes: kafka(names, "process", 42) });
+      assert.deepEqual(verdicts(diagnose([producer, consumer], "ORDER-1")), [["producer_retry", ["different_msg_ids", "copy_without_send", "send_failed_then_retried"]]]);
+    });
+
+    it("Kafka: two sends of a key by one producer within its send window are a producer retry, further apart an upstream resend", () => {
+      for (const [gapMs, cause] of [
+        [2500, "producer_retry"],
+        [40_000, "upstream_resend"],
+      ] as const) {
+        const producer = process(10, KAFKA_SCOPE);
+        const first = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: kafka(names, "publish", 41) });
+        const second = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0 + gapMs, end: T0 + gapMs + 2, attributes: kafka(names, "publish", 42) });
+        const consumer = process(201, KAFKA_SCOPE);
+        consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + gapMs + 100, end: T0 + gapMs + 120, parent: first, attributes: kafka(names, "process", 41) });
+        consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + gapMs + 130, end: T0 + gapMs + 150, parent: second, attributes: kafka(names, "process", 42) });
+        assert.deepEqual(diagnose([producer, consumer], "ORDER-1").duplicates.map((v) => v.cause), [cause], `${gapMs} ms apart`);
+      }
+    });
+
+    it("RocketMQ 5: delivered again while the first attempt still ran is an invisible-time expiry", () => {
+      const producer = process(10, RMQ5_SCOPE);
+      const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
+      const a = process(201, RMQ5_SCOPE);
+      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 45_000, parent: send, attributes: rocketmq(names, "process") });
+      const b = process(202, RMQ5_SCOPE);
+      b.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 30_020, end: T0 + 30_040, parent: send, attributes: rocketmq(names, "process") });
+      const d = diagnose([producer, a, b], "PAY-1");
+      assert.deepEqual(verdicts(d), [["invisible_timeout", ["redelivered_while_processing"]]]);
+      assert.ok(d.duplicates[0]!.evidence.some((e) => e.code === "redelivered_while_processing" && e.values.firstEnd === T0 + 45_000));
+    });
+
+    it("RocketMQ 5: a clean retry after a failed attempt stays a retry after failure, and 4.x spans never read as invisible time", () => {
+      const producer = process(10, RMQ5_SCOPE);
+      const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
+      const a = process(201, RMQ5_SCOPE);
+      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, status: { code: SpanStatusCode.ERROR }, attributes: rocketmq(names, "process") });
+      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10_040, end: T0 + 10_060, parent: send, attributes: rocketmq(names, "process") });
+      assert.deepEqual(diagnose([producer, a], "PAY-1").duplicates.map((v) => v.cause), ["retry_after_failure"]);
+
+      const old = process(10, "io.opentelemetry.rocketmq-client-4.8");
+      const oldSend = old.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
+      const c = process(201, "io.opentelemetry.rocketmq-client-4.8");
+      c.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 45_000, parent: oldSend, attributes: rocketmq(names, "process") });
+      const e = process(202, "io.opentelemetry.rocketmq-client-4.8");
+      e.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 30_020, end: T0 + 30_040, parent: oldSend, attributes: rocketmq(names, "process") });
+      assert.ok(diagnose([old, c, e], "PAY-1").duplicates.every((v) => v.cause !== "invisible_timeout"));
+    });
+  });
+}
