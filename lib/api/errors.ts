@@ -44,7 +44,19 @@ export function asApiError(error: unknown): ApiError | undefined {
   if (error instanceof ConflictError) return new ApiError("conflict", error.message);
   if (error instanceof UnsupportedMediaTypeError) return new ApiError("unsupported_media_type", error.message);
   if (error instanceof MalformedBodyError) return new ApiError("bad_request", error.message);
+  if (transientStoreError(error)) return new ApiError("unavailable", "the store could not take this now; retry", { "retry-after": "1" });
   return undefined;
+}
+
+/**
+ * A store failure that a retry can fix: the connection (refused, reset, timed out), PostgreSQL's connection (08),
+ * resource (53) and shutdown (57P) classes, and a transaction it rolled back to break a deadlock or a serialization
+ * conflict (40001, 40P01). Everything an ingest writes is idempotent, so the client resending is safe.
+ */
+export function transientStoreError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code) || /^(08|53|57P|40001$|40P01$)/.test(code);
 }
 
 export function errorResponse(error: unknown): Response {

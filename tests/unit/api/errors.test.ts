@@ -38,6 +38,15 @@ describe("withApi: the one place a failure becomes a status", () => {
     assert.equal(headers.get("retry-after"), "30");
   });
 
+  it("answers a store failure a retry can fix with 503 and Retry-After (a deadlock, a lost connection)", async () => {
+    for (const code of ["40P01", "40001", "ECONNREFUSED", "57P01", "53300"]) {
+      const { status, headers } = await answer(Object.assign(new Error(`store failed (${code})`), { code }));
+      assert.equal(status, 503, code);
+      assert.equal(headers.get("retry-after"), "1");
+    }
+    assert.equal((await answer(Object.assign(new Error("unique violation"), { code: "23505" }))).status, 500);
+  });
+
   it("hides anything else behind a generic 500", async () => {
     const { status, body } = await answer(new TypeError("cannot read properties of undefined (secret detail)"));
     assert.equal(status, 500);
