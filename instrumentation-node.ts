@@ -1,12 +1,14 @@
-import { startAlerting } from "./lib/alerts/worker.ts";
+import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { logger } from "./lib/log.ts";
 import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
 import { getStore } from "./lib/store/index.ts";
+import { lead } from "./lib/store/leadership.ts";
 
 /**
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
- * verdicts current and the one that evaluates alert rules. If the store cannot be opened, Next.js would keep running and answer every route with 500;
- * a dashboard without its store is useless, so exit with the reason instead.
+ * verdicts current and, in the one server that leads (lib/store/leadership.ts), the one that evaluates alert
+ * rules. If the store cannot be opened, Next.js would keep running and answer every route with 500; a dashboard
+ * without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
   if (process.env.DUPSCOPE_PASSWORD && !process.env.DUPSCOPE_SESSION_SECRET) {
@@ -18,7 +20,12 @@ export async function openStoreAtStartup(): Promise<void> {
     const store = await getStore();
     const interval = diagnosisIntervalMs();
     if (interval > 0) startDiagnosisWorker(store.driver, interval);
-    startAlerting(store.driver);
+    // Alerts are evaluated and sent by one server at a time, so N servers send each notification once.
+    let alerting: AlertingHandle | undefined;
+    lead(store.driver, "alerts", (leading) => {
+      if (leading) alerting = startAlerting(store.driver);
+      else void alerting?.stop();
+    });
   } catch (error) {
     logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -40,7 +40,7 @@ async function drainDiagnosisQueue(driver: SqlDriver): Promise<void> {
   let diagnosed = 0;
   let lastReport = started;
   for (;;) {
-    const step = await processQueueStep(driver, 500);
+    const step = await processQueueStep(driver, { batch: 500 });
     diagnosed += step.keysDiagnosed;
     if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
     if (performance.now() - lastReport > 15_000) {

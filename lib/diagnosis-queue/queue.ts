@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { diagnoseKey } from "../diagnosis/diagnose.ts";
 import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
@@ -115,44 +117,77 @@ export interface QueueStep {
 /** Marks expanded per step: each is one indexed range query. */
 const MARKS_PER_STEP = 500;
 
+/** How long a worker's claim on a batch of keys lasts: far longer than a step takes, short enough to recover a crash. */
+export const DEFAULT_LEASE_MS = 300_000;
+
+export function diagnosisLeaseMs(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.DUPSCOPE_DIAGNOSIS_LEASE_MS?.trim();
+  if (!raw) return DEFAULT_LEASE_MS;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1000) throw new Error(`DUPSCOPE_DIAGNOSIS_LEASE_MS must be a whole number of ms, at least 1000, got "${raw}"`);
+  return value;
+}
+
+/** This process as a claimant: host, pid and a random part (a restarted process is another worker). */
+export const WORKER_ID = `${hostname()}@${process.pid}#${randomBytes(3).toString("hex")}`;
+
+export interface StepOptions {
+  batch?: number;
+  worker?: string;
+  leaseMs?: number;
+}
+
 /**
- * One step of the worker: expands pending marks, then diagnoses up to `batch` queued keys. Keys are taken off the
- * queue before they are diagnosed (no long transaction holds back ingest) and put back if diagnosis fails.
+ * One step of a worker: expands pending marks, then claims up to `batch` queued keys no other worker holds
+ * (SKIP LOCKED, for `leaseMs`), diagnoses them, saves the results and only then takes the keys off the queue. A
+ * key an event touched meanwhile (dirty) goes back for another pass; a worker that dies leaves its claims to expire,
+ * and another worker takes them. No long transaction holds back ingest: each statement commits on its own.
  */
-export async function processQueueStep(driver: SqlDriver, batch = 200): Promise<QueueStep> {
-  const marks = await driver.query<{ group_name: string; from_ts: string | number; to_ts: string | number }>(
-    `DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP}) RETURNING group_name, from_ts, to_ts`,
+export async function processQueueStep(driver: SqlDriver, options: StepOptions = {}): Promise<QueueStep> {
+  const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS } = options;
+  // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. A key's
+  // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
+  const [expanded] = await driver.query<{ marks: string | number }>(
+    `WITH m AS (
+       DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
+       RETURNING group_name, from_ts, to_ts
+     ), queued AS (
+       INSERT INTO diagnosis_queue (biz_key)
+         SELECT DISTINCT e.biz_key FROM m JOIN events e ON e.group_name = m.group_name AND e.ts BETWEEN m.from_ts - $1 AND m.to_ts + $2
+          WHERE e.biz_key IS NOT NULL ORDER BY 1
+       ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM m) AS marks`,
+    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS],
   );
-  for (const mark of marks) {
-    // A key's context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
-    await driver.run(
-      `INSERT INTO diagnosis_queue (biz_key)
-         SELECT DISTINCT biz_key FROM events WHERE group_name = $1 AND ts BETWEEN $2 AND $3 AND biz_key IS NOT NULL
-       ON CONFLICT DO NOTHING`,
-      [mark.group_name, Number(mark.from_ts) - CONTEXT_AFTER_MS, Number(mark.to_ts) + CONTEXT_BEFORE_MS],
-    );
-  }
-  const taken = await driver.query<{ biz_key: string }>(
-    `DELETE FROM diagnosis_queue WHERE biz_key IN (SELECT biz_key FROM diagnosis_queue ORDER BY enqueued_at LIMIT ${batch}) RETURNING biz_key`,
+  const claimed = await driver.query<{ biz_key: string }>(
+    `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
+       FROM (SELECT biz_key FROM diagnosis_queue WHERE claimed_until IS NULL OR claimed_until < now()
+              ORDER BY enqueued_at, biz_key LIMIT ${Math.floor(batch)} FOR UPDATE SKIP LOCKED) c
+      WHERE q.biz_key = c.biz_key
+      RETURNING q.biz_key`,
+    [worker, leaseMs],
   );
-  const keys = taken.map((r) => r.biz_key);
+  const keys = claimed.map((r) => r.biz_key).sort();
   try {
     const results = await diagnoseKeys(driver, keys);
     const found = new Set(results.map((r) => r.input.bizKey));
     await saveDiagnoses(driver, results, keys.filter((k) => !found.has(k)));
-  } catch (error) {
-    await driver.run(`INSERT INTO diagnosis_queue (biz_key) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`, [keys]).catch(() => {});
-    throw error;
+    await driver.run(`DELETE FROM diagnosis_queue WHERE biz_key = ANY($1::text[]) AND claimed_by = $2 AND NOT dirty`, [keys, worker]);
+  } finally {
+    // Whatever is still ours (touched meanwhile, or not diagnosed because of an error) goes back to the queue.
+    await driver.run(`UPDATE diagnosis_queue SET claimed_by = NULL, claimed_until = NULL WHERE biz_key = ANY($1::text[]) AND claimed_by = $2`, [keys, worker]).catch(() => {});
   }
   const [left] = await driver.query<{ n: string | number }>(`SELECT count(*) AS n FROM diagnosis_queue`);
-  return { marksExpanded: marks.length, keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
+  return { marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
 }
 
 /** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */
 export async function drainQueue(driver: SqlDriver, batch = 200): Promise<number> {
   let total = 0;
   for (;;) {
-    const step = await processQueueStep(driver, batch);
+    const step = await processQueueStep(driver, { batch });
     total += step.keysDiagnosed;
     if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return total;
   }

@@ -1,12 +1,13 @@
 import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
-import { processQueueStep } from "./queue.ts";
+import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
 
 /**
  * The server's background loop that keeps stored verdicts current: every `intervalMs` it drains the diagnosis
  * queue in steps (yielding between them, so requests are served during a large backlog). Errors are logged and
- * the keys go back on the queue; the next tick tries again.
+ * the keys go back on the queue; the next tick tries again. Every server runs one: claims (queue.ts) keep them
+ * off each other's keys.
  */
 
 export interface WorkerHandle {
@@ -23,6 +24,7 @@ export function diagnosisIntervalMs(env: Record<string, string | undefined> = pr
 
 export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): WorkerHandle {
   const log = logger.child({ component: "diagnosis" });
+  const leaseMs = diagnosisLeaseMs();
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
@@ -31,7 +33,7 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
     try {
       for (;;) {
         if (stopped) return;
-        const step = await processQueueStep(driver);
+        const step = await processQueueStep(driver, { leaseMs });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
         // Open dashboards hear of each step, not only the end of a long backlog.

@@ -50,10 +50,15 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
     ...pgSession(pool),
     async session(fn) {
       const client = await pool.connect();
+      let failed: Error | undefined;
       try {
         return await fn(pgSession(client));
+      } catch (error) {
+        // A session that failed may have lost its connection or left a transaction open: the pool drops it.
+        failed = error instanceof Error ? error : new Error(String(error));
+        throw error;
       } finally {
-        client.release();
+        client.release(failed);
       }
     },
     close: () => pool.end(),

@@ -6,8 +6,11 @@ const require = createRequire(import.meta.url);
 
 export interface RunningServer {
   url: string;
+  pid: number;
   output: () => string;
   stop(): Promise<void>;
+  /** Kills the process without a chance to clean up (SIGKILL): what a crash or an OOM kill does. */
+  kill(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -49,13 +52,20 @@ export async function startServer(env: Record<string, string>, fixedPort?: numbe
   }
   return {
     url,
+    pid: child.pid!,
     port,
     output: () => output,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
+      }),
+    kill: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
       }),
   };
 }
