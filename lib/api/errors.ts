@@ -49,11 +49,13 @@ export function asApiError(error: unknown): ApiError | undefined {
 }
 
 /**
- * A store failure that a retry can fix: the connection (refused, reset, timed out), PostgreSQL's connection (08),
- * resource (53) and shutdown (57P) classes, and a transaction it rolled back to break a deadlock or a serialization
+ * A store failure that a retry can fix: the connection (refused, reset, timed out, or none free in the pool),
+ * PostgreSQL's connection (08), resource (53: a full disk, too many connections) and shutdown (57P) classes, and a transaction it rolled back to break a deadlock or a serialization
  * conflict (40001, 40P01). Everything an ingest writes is idempotent, so the client resending is safe.
  */
 export function transientStoreError(error: unknown): boolean {
+  // pg-pool's words when every connection stayed busy for connectionTimeoutMillis (lib/store/open.ts).
+  if (error instanceof Error && error.message === "timeout exceeded when trying to connect") return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return false;
   return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code) || /^(08|53|57P|40001$|40P01$)/.test(code);

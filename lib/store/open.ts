@@ -29,7 +29,9 @@ export interface OpenOptions {
 
 async function connect(config: StoreConfig): Promise<{ driver: SqlDriver; prisma: PrismaClient }> {
   if (config.mode === "postgres") {
-    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    // A request waits at most 10 s for a free connection; then it fails, and ingest answers 503 with Retry-After
+    // (lib/api/errors.ts) instead of piling up behind an exhausted pool.
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 10_000 });
     // An idle client that loses its server emits 'error'; unhandled, that would kill the process.
     pool.on("error", () => {});
     return { driver: pgDriver(pool), prisma: new PrismaClient({ adapter: new PrismaPg(pool) }) };

@@ -44,6 +44,8 @@ describe("withApi: the one place a failure becomes a status", () => {
       assert.equal(status, 503, code);
       assert.equal(headers.get("retry-after"), "1");
     }
+    assert.equal((await answer(new Error("timeout exceeded when trying to connect"))).status, 503, "an exhausted pool");
+    assert.equal((await answer(Object.assign(new Error("could not extend file: No space left on device"), { code: "53100" }))).status, 503, "a full disk");
     assert.equal((await answer(Object.assign(new Error("unique violation"), { code: "23505" }))).status, 500);
   });
 
