@@ -50,6 +50,10 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
     ...pgSession(pool),
     async session(fn) {
       const client = await pool.connect();
+      // A checked-out client whose server ends it (a restart, pg_terminate_backend) emits 'error'; unheard, that
+      // would kill the process. The session's next query fails instead, and the pool drops the client below.
+      const ignore = () => {};
+      client.on("error", ignore);
       let failed: Error | undefined;
       try {
         return await fn(pgSession(client));
@@ -58,6 +62,7 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
         failed = error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
+        client.off("error", ignore);
         client.release(failed);
       }
     },
