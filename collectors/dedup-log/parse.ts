@@ -161,7 +161,10 @@ function extraFields(raw: JsonObject): JsonObject | undefined {
 }
 
 function truncate(error: string): string {
-  return error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
+  if (error.length <= MAX_ERROR_CHARS) return error;
+  // Never between the two halves of a surrogate pair (an emoji): a lone half is not storable text.
+  const cut = /[\ud800-\udbff]/.test(error[MAX_ERROR_CHARS - 1]!) ? MAX_ERROR_CHARS - 1 : MAX_ERROR_CHARS;
+  return `${error.slice(0, cut)}…`;
 }
 
 function detailOf(record: DedupRecord, raw: JsonObject): NormalizedEvent["detail"] {

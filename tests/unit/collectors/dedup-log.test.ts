@@ -174,6 +174,10 @@ describe("dedup fields", () => {
   it("cuts an error longer than MAX_ERROR_CHARS and marks the cut", () => {
     const error = one({ ...base, decision: "failed", error: "x".repeat(MAX_ERROR_CHARS + 500) }).detail.error;
     assert.equal(error, `${"x".repeat(MAX_ERROR_CHARS)}…`);
+    // An emoji across the cut is kept whole or left out, never halved into a lone surrogate the store refuses.
+    const event = one({ ...base, decision: "failed", error: `${"x".repeat(MAX_ERROR_CHARS - 1)}🎯 and more` });
+    assert.equal(event.detail.error, `${"x".repeat(MAX_ERROR_CHARS - 1)}…`);
+    assert.ok(validateEvent(event).ok);
   });
 
   it("keeps unknown fields in detail.extra, including a __proto__ key as plain data", () => {
