@@ -3,6 +3,7 @@
 # .ci/run. Idempotent: it checks first and only does what is missing, so on a ready machine it changes nothing.
 #   - Debian's chromium (browser tests) and prometheus (its promtool checks the metrics and exported rules), from
 #     Debian's packages, with their services kept from starting (nothing downloads a browser of its own)
+#   - a JDK (Debian's openjdk-17-jdk-headless) when javac is missing: the Java emitter test compiles emitters/java
 #   - the local PostgreSQL, Redis and RabbitMQ running (started as the machine starts them)
 #   - RabbitMQ's rabbitmq_event_exchange and rabbitmq_shovel plugins, and tracing on vhost / (tracing is per node
 #     and vhost and not persistent: a node restart switches it off, so every run checks it)
@@ -31,6 +32,7 @@ chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
 packages=()
 [ -x "$chromium" ] || packages+=(chromium)
 command -v promtool >/dev/null 2>&1 || packages+=(prometheus)
+command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
 
 pg_up() { pg_isready -h 127.0.0.1 -p 5432; }
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping; }
@@ -85,6 +87,8 @@ if [ ${#packages[@]} -gt 0 ]; then
   if [ -e "$policy" ]; then cp -p "$policy" "$policy.setup-test"; fi
   trap 'if [ -e "$policy.setup-test" ]; then mv -f "$policy.setup-test" "$policy"; else rm -f "$policy"; fi' EXIT
   printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"
+  # slim Debian images leave out /usr/share/man, and the JDK's postinst fails on the man page alternatives without it
+  if [[ " ${packages[*]} " == *" openjdk-17-jdk-headless "* ]]; then mkdir -p /usr/share/man/man1; fi
   apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
   if [ -e "$policy.setup-test" ]; then mv -f "$policy.setup-test" "$policy"; else rm -f "$policy"; fi
   trap - EXIT
@@ -92,8 +96,10 @@ if [ ${#packages[@]} -gt 0 ]; then
 fi
 [ -x "$chromium" ] || fail "$chromium is still missing after installing chromium"
 command -v promtool >/dev/null 2>&1 || fail "promtool is still missing after installing prometheus"
+command -v javac >/dev/null 2>&1 || fail "javac is still missing after installing openjdk-17-jdk-headless"
 say chromium "$([[ " ${packages[*]} " == *" chromium "* ]] && echo installed || echo present) ($chromium)"
 say promtool "$([[ " ${packages[*]} " == *" prometheus "* ]] && echo installed || echo present) ($(command -v promtool))"
+say javac "$([[ " ${packages[*]} " == *" openjdk-17-jdk-headless "* ]] && echo installed || echo present) ($(command -v javac))"
 
 # --- services, started as the machine starts them --------------------------------------------------------------
 if [ "$pg_running" = no ]; then

@@ -36,12 +36,15 @@ if (files.length === 0) {
 // What `npm run setup:test` installs: one line naming it, rather than suites failing one by one.
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const onPath = (tool) => (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, tool)));
+const needsJavac = files.some((f) => readFileSync(f, "utf8").includes("javac")) && !onPath("javac");
 const missing = [
   ...(files.some((f) => f.startsWith("tests/e2e")) && !existsSync(chromium) ? [`Debian's Chromium (${chromium}) for the browser tests`] : []),
   ...(files.some((f) => readFileSync(f, "utf8").includes("promtool")) && !onPath("promtool") ? ["promtool (Debian's prometheus) for the metrics tests"] : []),
+  ...(needsJavac ? ["javac (Debian's openjdk-17-jdk-headless) for the Java emitter test"] : []),
 ];
 if (missing.length > 0) {
-  console.error(`missing ${missing.join(" and ")}: run npm run setup:test (as root), or npm run test:unit, which needs neither`);
+  const instead = needsJavac ? "" : ", or npm run test:unit, which needs neither";
+  console.error(`missing ${missing.join(" and ")}: run npm run setup:test (as root)${instead}`);
   process.exit(1);
 }
 
