@@ -10,7 +10,7 @@ const LAYERS = [
   {
     name: "foundation",
     what: "the event model, domain errors, logging, outbound network rules, headers, the formats of times and durations and the locales they are written in",
-    path: "^lib/(events/|errors\\.ts$|log\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
+    path: "^lib/(dedup-emitter/|events/|errors\\.ts$|log\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
   },
   {
     name: "domain",
@@ -24,8 +24,9 @@ const LAYERS = [
   },
   {
     name: "services",
-    what: "jobs and pipelines built on the store: ingest, diagnosis queue, alerts, metrics, RabbitMQ, demo",
-    path: "^lib/(ingest|diagnosis-queue|alerts|metrics|rabbitmq|demo)/",
+    what: "jobs and pipelines built on the store: ingest, diagnosis queue, alerts, metrics, RabbitMQ, demo, business-table probes",
+    // lib/probe: reads the application's own database (I/O, like lib/rabbitmq) and hands events to the ingest sinks.
+    path: "^lib/(ingest|diagnosis-queue|alerts|metrics|rabbitmq|demo|probe)/",
   },
   {
     name: "read models and words",
@@ -72,6 +73,13 @@ module.exports = {
       severity: "error",
       from: { path: "^lib/diagnosis/" },
       to: { pathNot: "^lib/(diagnosis|events)/" },
+    },
+    {
+      name: "dedup-emitter-standalone",
+      comment: "lib/dedup-emitter is published on its own (dupscope/dedup): it imports only itself and Node built-ins.",
+      severity: "error",
+      from: { path: "^lib/dedup-emitter/" },
+      to: { pathNot: "^lib/dedup-emitter/", dependencyTypesNot: ["core"] },
     },
     {
       name: "ui-reads-through-views",
