@@ -6,12 +6,17 @@ import { formatExplanation, runExplain } from "./explain.ts";
 import { runSimulate } from "./simulate.ts";
 import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
 import { registerRabbitmqCommands } from "./rabbitmq.ts";
+import { probeFailure, runProbeCommand } from "./probe.ts";
 import { CONTEXT_ROWS_SHOWN } from "../lib/views/context-rows.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive whole number");
   return n;
+}
+
+function repeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function contextOption(value: string): number | "all" {
@@ -91,6 +96,28 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .requiredOption("--out <dir>", "directory to write to")
     .action(async (opts) => {
       await runSimulate({ scenario: opts.scenario, keys: opts.keys, seed: opts.seed, out: opts.out, ...(opts.skewMs === undefined ? {} : { skewMs: opts.skewMs }) }, log);
+    });
+
+  program
+    .command("probe")
+    .description("look the keys up in the application's business table (read-only) and store one business_effect event per row")
+    .requiredOption("-c, --config <file>", "probes file, YAML or JSON (docs/probe.md); database URLs come from the environment variables it names")
+    .option("-k, --key <bizKey>", "business key to look up (repeat for more)", repeatable)
+    .option("--keys-from-verdicts", "look up the keys of stored duplicates of each probe's group/topic instead")
+    .option("--outcome <outcome>", "with --keys-from-verdicts: duplicates with this outcome: unknown, caught, leaked or all", "unknown")
+    .option("--since <time>", "with --keys-from-verdicts: duplicates consumed again at or after this time (ISO-8601 or epoch ms)")
+    .option("--max-keys <n>", "with --keys-from-verdicts: keys per probe at most, newest first", positiveInt, 1000)
+    .option("-p, --probe <name>", "run only this probe of the file (repeat for more)", repeatable)
+    .option("-s, --server <url>", "dupscope server to send to (and to read verdicts from)", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
+    .option("-t, --token <token>", "ingest token of the server (default: $DUPSCOPE_INGEST_TOKEN)", process.env.DUPSCOPE_INGEST_TOKEN)
+    .option("-d, --database <url>", "write to (and read verdicts from) this PostgreSQL database instead of a server")
+    .option("--dry-run", "print the events as NDJSON on stdout instead of storing them")
+    .option("--json", "print the summary as JSON on stdout")
+    .action(async (opts) => {
+      const report = await runProbeCommand(opts, log, out);
+      if (opts.json) out(JSON.stringify(report, null, 2));
+      const failure = probeFailure(report);
+      if (failure !== null) throw new Error(failure);
     });
 
   registerRabbitmqCommands(program, log, out);

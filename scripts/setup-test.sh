@@ -4,7 +4,8 @@
 #   - Debian's chromium (browser tests) and prometheus (its promtool checks the metrics and exported rules), from
 #     Debian's packages, with their services kept from starting (nothing downloads a browser of its own)
 #   - a JDK (Debian's openjdk-17-jdk-headless) when javac is missing: the Java emitter test compiles emitters/java
-#   - the local PostgreSQL, Redis and RabbitMQ running (started as the machine starts them)
+#   - the local PostgreSQL, Redis, RabbitMQ and MariaDB running (started as the machine starts them; MariaDB is
+#     the application database `dupscope probe` reads in tests/integration/probe.test.ts)
 #   - RabbitMQ's rabbitmq_event_exchange and rabbitmq_shovel plugins, and tracing on vhost / (tracing is per node
 #     and vhost and not persistent: a node restart switches it off, so every run checks it)
 #   - the test database: the one TEST_DATABASE_URL names on the local server, else `test`
@@ -36,6 +37,7 @@ command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
 
 pg_up() { pg_isready -h 127.0.0.1 -p 5432; }
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping; }
+mariadb_up() { mariadb-admin --protocol=tcp -h 127.0.0.1 -P 3306 -u root ping; }
 rabbit_up() { rabbitmq-diagnostics -q check_running; }
 PLUGINS=(rabbitmq_event_exchange rabbitmq_shovel)
 missing_plugins() { # the plugins of PLUGINS the running node does not have enabled
@@ -49,6 +51,7 @@ tracing_on() { rabbitmqctl -q list_vhosts name tracing 2>/dev/null | grep -q $'^
 
 pg_running=yes; pg_up >/dev/null 2>&1 || pg_running=no
 redis_running=yes; redis_up >/dev/null 2>&1 || redis_running=no
+mariadb_running=yes; mariadb_up >/dev/null 2>&1 || mariadb_running=no
 rabbit_running=yes; rabbit_up >/dev/null 2>&1 || rabbit_running=no
 # RabbitMQ's CLI needs the Erlang cookie, which only root and rabbitmq read: answering on 5672 is all others see
 rabbit_listening() { (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; }
@@ -65,6 +68,7 @@ if [ "$(id -u)" != 0 ]; then
   [ ${#packages[@]} -eq 0 ] || needs+=("install ${packages[*]}")
   [ "$pg_running" = yes ] || needs+=("start PostgreSQL")
   [ "$redis_running" = yes ] || needs+=("start Redis")
+  [ "$mariadb_running" = yes ] || needs+=("start MariaDB")
   if [ "$rabbit_unknown" = yes ]; then
     needs+=("check RabbitMQ's plugins and tracing: rabbitmqctl needs the Erlang cookie")
   else
@@ -115,6 +119,14 @@ if [ "$redis_running" = no ]; then
   done_list+=("started Redis")
 fi
 say Redis "$([ "$redis_running" = no ] && echo started || echo running) (127.0.0.1:6379)"
+
+if [ "$mariadb_running" = no ]; then
+  command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || fail "mariadbd not found: the probe tests use this machine's MariaDB (Debian's mariadb-server)"
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+  wait_for MariaDB mariadb_up
+  done_list+=("started MariaDB")
+fi
+say MariaDB "$([ "$mariadb_running" = no ] && echo started || echo running) (127.0.0.1:3306)"
 
 if [ "$rabbit_running" = no ]; then
   rabbit_listening || rabbitmq-server -detached # a node that listens is still booting

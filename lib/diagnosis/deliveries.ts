@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import { isEffectRow } from "./effect-rows.ts";
 import { instanceRelation, mostSpecific } from "./identity.ts";
 import { num, originalTopic, sourceKind, str, strings } from "./sources.ts";
 import type { ConsumeStatus, DedupDecision, DedupDecisionKind, Delivery, DiagnosisOptions, Effect, SourceKind } from "./types.ts";
@@ -39,7 +40,20 @@ interface DedupRun {
   decisions: DedupDecision[];
 }
 
-const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts;
+/**
+ * Time order, and within one millisecond the order an attempt goes through: its start, the dedup layers' answers
+ * (bloom, redis, db, state), the business effect, a released marker, its end, the ack. A consumer writes several
+ * of these in one millisecond, and the store returns equal times in id (hash) order, which could otherwise put an
+ * effect before the layer that let it through and split one attempt into two.
+ */
+const STAGE: Partial<Record<string, number>> = { consume_start: 0, business_effect: 20, consume_end: 40, ack: 50 };
+function stage(e: NormalizedEvent): number {
+  if (e.kind !== "dedup") return STAGE[e.kind] ?? 25;
+  if (e.detail.decision === "released") return 30;
+  const layer = (DEDUP_LAYERS as readonly unknown[]).indexOf(e.detail.layer);
+  return 10 + (layer < 0 ? 5 : layer);
+}
+const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts || stage(a) - stage(b);
 
 /** Client-log lines that report how an attempt ended; they annotate the traced attempt rather than stand alone. */
 const isStatusNote = (e: NormalizedEvent) =>
@@ -49,7 +63,8 @@ export function reconstructDeliveries(keyEvents: readonly NormalizedEvent[], opt
   const sorted = [...keyEvents].sort(byTs);
   const attempts = pairConsumeEvents(sorted.filter((e) => (e.kind === "consume_start" || e.kind === "consume_end") && !isStatusNote(e)));
   const notes = sorted.filter((e) => isStatusNote(e) || e.kind === "ack");
-  const runs = buildDedupRuns(sorted.filter((e) => e.kind === "dedup" || e.kind === "business_effect"));
+  // Rows of the business table are no dedup line: effect-rows.ts puts them next to the deliveries.
+  const runs = buildDedupRuns(sorted.filter((e) => e.kind === "dedup" || (e.kind === "business_effect" && !isEffectRow(e))));
 
   const unplaced = attachNotes(notes, attempts, options);
   const standalone = matchRuns(runs, attempts, options);

@@ -1,6 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { messageFacts, type MessageFacts } from "./copies.ts";
 import { reconstructDeliveries, selectKeyEvents } from "./deliveries.ts";
+import { attachEffectRows } from "./effect-rows.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
@@ -71,6 +72,7 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
   };
 
   const deliveries = reconstructDeliveries(keyEvents, opts);
+  const effectRows = attachEffectRows(deliveries, keyEvents, opts);
   const duplicates: Verdict[] = [];
   const normalRetries: NormalRetry[] = [];
   const lost: LostMessage[] = [];
@@ -89,6 +91,7 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
       secondMsg: factsOf(second.msgId),
       context,
       byId,
+      rows: effectRows.get(group) ?? [],
       options: opts,
     });
     const parents = retryParents(list);
@@ -130,7 +133,7 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
     duplicates,
     normalRetries,
     lost,
-    missing: findMissing(deliveries, duplicates, pool, context),
+    missing: findMissing(deliveries, duplicates, pool, context, effectRows),
     groups: groupFacts,
   };
 }

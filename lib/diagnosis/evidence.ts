@@ -91,6 +91,13 @@ export interface EvidenceValues {
   gap_within_ttl: { gapMs: number; ttlMs: number; layer: string };
   concurrent_passes: { gapMs: number; firstInstance: Instance; secondInstance: Instance; layer: string };
   acked_before_effect: { instance: Instance; ackTs: number; effectTs: number };
+  /**
+   * Business-table rows read by `dupscope probe` (database clock): `rows` for the key in the group; the two writes of
+   * the leak, `gapMs` apart; the one write of an effect that happened once; none written by the duplicate.
+   */
+  written_twice: { probe: string; rows: number; firstInstance: Instance; firstTs: number; secondInstance: Instance; secondTs: number; gapMs: number };
+  written_once: { probe: string; instance: Instance; ts: number };
+  not_written: { probe: string; rows: number; instance: Instance; ts: number };
   only_volatile_layers: { layers: string };
   /**
    * `failed`: the business failed and the marker stayed; `unfinished`: the attempt never finished (the process died);

@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import type { EffectRows } from "./effect-rows.ts";
 import { hasProcess, hostOf, instanceRelation } from "./identity.ts";
 import { sourceKind } from "./sources.ts";
 import type { Delivery, MissingData, Verdict } from "./types.ts";
@@ -8,7 +9,13 @@ import type { Delivery, MissingData, Verdict } from "./types.ts";
  * (or instead of trusting) a verdict: producer and consumer traces, the dedup log, client logs of the instances
  * involved, the broker log, process-level identities.
  */
-export function findMissing(deliveries: readonly Delivery[], verdicts: readonly Verdict[], pool: readonly NormalizedEvent[], context: readonly NormalizedEvent[]): MissingData[] {
+export function findMissing(
+  deliveries: readonly Delivery[],
+  verdicts: readonly Verdict[],
+  pool: readonly NormalizedEvent[],
+  context: readonly NormalizedEvent[],
+  effectRows: EffectRows = new Map(),
+): MissingData[] {
   const notes = new Map<string, MissingData>();
   const add = (m: MissingData) => notes.set(JSON.stringify([m.code, m.group ?? null, m.instance ?? null, m.msgId ?? null]), m);
   const published = new Set(pool.filter((e) => e.kind === "publish").map((e) => e.msgId));
@@ -23,7 +30,8 @@ export function findMissing(deliveries: readonly Delivery[], verdicts: readonly 
   for (const [group, list] of groups) {
     // OpenTelemetry spans are a consume trace too (RocketMQ 5's gRPC clients write no trace topic).
     if (list[0]?.broker === "rocketmq" && !list.some((d) => d.sources.includes("trace") || d.sources.includes("otel"))) add({ code: "no_consume_trace", group });
-    if (!list.some((d) => d.dedup.length > 0)) add({ code: "no_dedup_log", group });
+    // Rows of the business table tell whether a duplicate was caught without the dedup log (rules/outcome.ts).
+    if (!list.some((d) => d.dedup.length > 0) && (effectRows.get(group)?.length ?? 0) === 0) add({ code: "no_dedup_log", group });
   }
 
   const byId = new Map(deliveries.map((d) => [d.id, d]));

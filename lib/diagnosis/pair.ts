@@ -24,6 +24,8 @@ export interface Pair {
   context: NormalizedEvent[];
   /** The key's own events by id, to read the records a delivery was built from. */
   byId: ReadonlyMap<string, NormalizedEvent>;
+  /** The group's rows of the business table (`dupscope probe`), in time order: one per committed side effect. */
+  rows: readonly NormalizedEvent[];
   options: DiagnosisOptions;
 }
 

@@ -65,7 +65,8 @@ export type ConsumeStatus = "success" | "failed" | "timeout" | "unknown";
 
 /**
  * What the business side effect did in one delivery, from the dedup log when it covers the delivery:
- * `executed` (committed), `failed` (failed cleanly, no side effect), `skipped` (a dedup layer said hit),
+ * `executed` (committed; also when a row of the business table read by `dupscope probe` is attached to the delivery,
+ * see effect-rows.ts), `failed` (failed cleanly, no side effect), `skipped` (a dedup layer said hit),
  * `unfinished` (passed the layers, but neither an `executed` line nor a success report followed: the process died
  * or the call hung before the commit, which the application logs right after it), `ran` (no dedup line, but the
  * consumer reported success, so the business ran), `unknown` (no dedup line and no success: nobody can tell).
@@ -118,6 +119,8 @@ export interface Delivery {
   endEventId: string | null;
   /** Placed after the previous delivery although its clock said earlier: within the skew, causality decided. */
   reordered?: "retry_times" | "dedup_order";
+  /** The business-table row (`dupscope probe`) this delivery wrote, by time and instance: its event id. */
+  effectRows?: string[];
 }
 
 export interface Verdict {

@@ -1,6 +1,6 @@
 import type { EvidenceCode } from "../diagnosis/evidence.ts";
 import type { Cause, DedupLayer, Defect, Outcome } from "../diagnosis/vocabulary.ts";
-import { causeName, defectName, type TextEvidence } from "./diagnosis-text.ts";
+import { causeName, defectName, outcomeName, type TextEvidence } from "./diagnosis-text.ts";
 import { dictionary } from "./dictionary.ts";
 import type { Locale } from "./locale.ts";
 
@@ -58,6 +58,9 @@ export function verdictHeadline(v: HeadlineVerdict, locale: Locale): Segment[] {
   segments.push({ text: zh ? "；" : "; " });
   if (v.outcome === "caught" && v.layer) {
     segments.push({ text: `${t.caughtBy}${space}` }, { text: dictionary(locale).layers[v.layer], strong: true });
+  } else if (v.outcome === "caught") {
+    // Caught with no layer named: the business table showed a single effect (dupscope probe), no dedup line said hit.
+    segments.push({ text: outcomeName("caught", locale), strong: true });
   } else if (v.outcome === "leaked") {
     segments.push({ text: t.leaked, strong: true }, { text: `${zh ? "：" : ": "}${t.leakedTail}${v.defect ? (zh ? `（${defectName(v.defect, locale)}）` : ` (${defectName(v.defect, locale)})`) : ""}` });
   } else {

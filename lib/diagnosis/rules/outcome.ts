@@ -1,6 +1,8 @@
+import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { instanceRelation } from "../identity.ts";
 import type { Pair } from "../pair.ts";
+import { str } from "../sources.ts";
 import type { DedupDecision, Delivery } from "../types.ts";
 import type { DedupLayer, Defect, Outcome } from "../vocabulary.ts";
 
@@ -29,6 +31,11 @@ function keyOf(d: Delivery): DedupDecision | undefined {
 }
 
 export function judgeOutcome(p: Pair): OutcomeResult {
+  const logged = fromDedupLog(p);
+  return p.rows.length === 0 ? logged : fromTable(p, logged);
+}
+
+function fromDedupLog(p: Pair): OutcomeResult {
   const { second } = p;
   if (second.dedup.length === 0) return { outcome: "unknown", evidence: [] };
   const hit = second.dedup.find((d) => d.decision === "hit" && d.layer !== "none");
@@ -55,6 +62,60 @@ export function judgeOutcome(p: Pair): OutcomeResult {
   }
   const defect = findDefect(p);
   return defect === null ? { outcome: "leaked", evidence: found } : { outcome: "leaked", defect: defect.defect, evidence: [...found, ...defect.evidence] };
+}
+
+/**
+ * The business table's own account (`dupscope probe`): one row per committed effect of the key in the group, read
+ * from the database. Two rows confirm a leak and give the gap between the two writes; one row means the effect
+ * happened once, so the duplicate was caught (the layer, when the dedup log named one). A duplicate that wrote no
+ * row while every row belongs to another delivery was caught too. The table settles what the dedup log left open
+ * and never overrules two `executed` lines: a probe may not see every effect (a row deleted, a second table).
+ * With rows the table cannot place on a delivery, a dedup `hit` on the duplicate stands.
+ */
+function fromTable(p: Pair, logged: OutcomeResult): OutcomeResult {
+  const { first, second, rows } = p;
+  const probe = str(rows[0]!.detail.probe) ?? "?";
+  const loggedTwice = logged.evidence.some((e) => e.code === "executed_twice");
+  const caught = (found: Evidence): OutcomeResult => {
+    if (loggedTwice) return { ...logged, evidence: [...logged.evidence, found] };
+    // A leak's defect does not belong to a catch; what the layers said (passed, failed) still does.
+    const result: OutcomeResult = { outcome: "caught", evidence: [...logged.evidence.filter((e) => e.role === "outcome"), found] };
+    if (logged.outcome === "caught" && logged.layer !== undefined) result.layer = logged.layer;
+    return result;
+  };
+  const leaked = (a: NormalizedEvent, b: NormalizedEvent): OutcomeResult => {
+    const found = evidence("written_twice", "outcome", [a.id, b.id], {
+      probe,
+      rows: rows.length,
+      firstInstance: a.instance,
+      firstTs: a.ts,
+      secondInstance: b.instance,
+      secondTs: b.ts,
+      gapMs: b.ts - a.ts,
+    });
+    if (logged.outcome !== "leaked") return { outcome: "leaked", evidence: [...(logged.outcome === "caught" ? [] : logged.evidence), found] };
+    return { ...logged, evidence: [...logged.evidence, found] };
+  };
+
+  if (rows.length === 1) {
+    const row = rows[0]!;
+    return caught(evidence("written_once", "outcome", [row.id], { probe, instance: row.instance, ts: row.ts }));
+  }
+  const writer = new Map(p.siblings.flatMap((d) => (d.effectRows ?? []).map((id) => [id, d] as const)));
+  const own = rows.find((r) => writer.get(r.id) === second);
+  if (own !== undefined) {
+    const before = rows.filter((r) => r !== own && r.ts <= own.ts);
+    const prior = rows.find((r) => writer.get(r.id) === first) ?? before[before.length - 1] ?? rows.find((r) => r !== own)!;
+    return prior.ts <= own.ts ? leaked(prior, own) : leaked(own, prior);
+  }
+  if (rows.every((r) => writer.has(r.id))) {
+    return caught(evidence("not_written", "outcome", [second.startEventId, ...rows.map((r) => r.id)], { probe, rows: rows.length, instance: second.instance, ts: second.start }));
+  }
+  if (logged.outcome === "caught") return logged;
+  // Rows no delivery can be said to have written: the group's effect happened twice, and this duplicate may be why.
+  const prior = rows.find((r) => writer.get(r.id) === first) ?? rows[0]!;
+  const next = rows.find((r) => r !== prior && !writer.has(r.id)) ?? rows.find((r) => r !== prior)!;
+  return prior.ts <= next.ts ? leaked(prior, next) : leaked(next, prior);
 }
 
 /**

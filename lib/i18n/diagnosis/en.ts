@@ -111,6 +111,10 @@ export const en: Language = {
     concurrent_passes: (v, f) => `${f.i(v.firstInstance)} and ${f.i(v.secondInstance)} both passed the ${v.layer} layer ${f.d(v.gapMs)} apart`,
     acked_before_effect: (v, f) => `${f.i(v.instance)} acknowledged at ${f.t(v.ackTs)}, before its business committed at ${f.t(v.effectTs)}`,
     only_volatile_layers: (v) => `only ${v.layers} guarded it: nothing durable (DB unique key, state machine) behind the marker`,
+    written_twice: (v, f) =>
+      `the business table (probe ${v.probe}) holds ${v.rows} rows for the key: written on ${f.i(v.firstInstance)} at ${f.t(v.firstTs)} and on ${f.i(v.secondInstance)} at ${f.t(v.secondTs)}, ${f.d(v.gapMs)} apart (database clock)`,
+    written_once: (v, f) => `the business table (probe ${v.probe}) holds one row for the key, written on ${f.i(v.instance)} at ${f.t(v.ts)} (database clock): the effect happened once`,
+    not_written: (v, f) => `none of the ${v.rows} rows of the business table (probe ${v.probe}) was written by the delivery to ${f.i(v.instance)} at ${f.t(v.ts)}: each belongs to another delivery`,
     marker_left: (v, f) =>
       v.how === "failed"
         ? `the attempt on ${f.i(v.instance)} failed at ${f.t(v.ts)} and left its ${v.layer} marker in place (no "released")`
@@ -185,7 +189,7 @@ export const en: Language = {
   receipt: " (time of receipt by the collector: the firehose carries none)",
   unknownInstance: "an unknown instance",
   verdict: (v, f, names) => {
-    const outcome = v.outcome === "caught" ? `caught by ${v.layer}` : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;
+    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `caught by ${v.layer}`) : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;
     return `${names.cause[v.cause]} (confidence ${v.confidence.toFixed(2)}), ${outcome}; ${f.d(v.gapMs)} apart, ${f.i(v.instances.first)} → ${f.i(v.instances.second)}`;
   },
 };

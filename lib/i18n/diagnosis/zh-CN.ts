@@ -110,6 +110,10 @@ export const zhCN: Language = {
     concurrent_passes: (v, f) => `${f.i(v.firstInstance)} 和 ${f.i(v.secondInstance)} 相隔 ${f.d(v.gapMs)}都通过了 ${v.layer} 层`,
     acked_before_effect: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ackTs)} 已确认消费，而业务在 ${f.t(v.effectTs)} 才提交`,
     only_volatile_layers: (v) => `只有 ${v.layers} 在防重：标记之后没有持久化的防线（数据库唯一键、状态机）`,
+    written_twice: (v, f) =>
+      `业务表（探针 ${v.probe}）中该业务键有 ${v.rows} 行：${f.i(v.firstInstance)} 于 ${f.t(v.firstTs)} 写入，${f.i(v.secondInstance)} 于 ${f.t(v.secondTs)} 写入，相隔 ${f.d(v.gapMs)}（数据库时钟）`,
+    written_once: (v, f) => `业务表（探针 ${v.probe}）中该业务键只有一行，由 ${f.i(v.instance)} 于 ${f.t(v.ts)} 写入（数据库时钟）：业务只生效了一次`,
+    not_written: (v, f) => `业务表（探针 ${v.probe}）中的 ${v.rows} 行都不是 ${f.t(v.ts)} 投递给 ${f.i(v.instance)} 的那次写入的：每一行都属于另一次投递`,
     marker_left: (v, f) =>
       v.how === "failed"
         ? `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 失败，且没有删除 ${v.layer} 标记（没有 "released"）`
@@ -183,7 +187,7 @@ export const zhCN: Language = {
   receipt: "（时间为采集器的接收时间：firehose 消息本身不带时间）",
   unknownInstance: "未知实例",
   verdict: (v, f, names) => {
-    const outcome = v.outcome === "caught" ? `被 ${v.layer} 层拦截` : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
+    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `被 ${v.layer} 层拦截`) : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
     return `${names.cause[v.cause]}（置信度 ${v.confidence.toFixed(2)}），${outcome}；相隔 ${f.d(v.gapMs)}，${f.i(v.instances.first)} → ${f.i(v.instances.second)}`;
   },
 };

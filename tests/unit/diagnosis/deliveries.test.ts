@@ -95,6 +95,23 @@ describe("reconstructing deliveries", () => {
   });
 });
 
+describe("events in one millisecond", () => {
+  it("keep an attempt's order whatever order they arrive in: a layer's pass, then the effect", () => {
+    const T = Date.UTC(2026, 10, 30, 4, 0, 0);
+    const line = (instance: string, at: number, decision: "pass" | "executed") =>
+      dedup({ at, bizKey: "ORD-SAME-MS", msgId: "MSG-1", group: "GID_points", instance, layer: "redis", decision, ttlMs: 300 });
+    // Two instances, each writing `redis pass` and `executed` in the same millisecond: the store returns equal
+    // times in id order, so the effect may come first.
+    const inOrder = [line("10.0.0.5@1", T, "pass"), line("10.0.0.5@1", T, "executed"), line("10.0.0.7@2", T + 2000, "pass"), line("10.0.0.7@2", T + 2000, "executed")];
+    const swapped = [inOrder[1]!, inOrder[0]!, inOrder[3]!, inOrder[2]!];
+    for (const events of [inOrder, swapped]) {
+      const deliveries = reconstructDeliveries(events, DEFAULT_OPTIONS);
+      assert.equal(deliveries.length, 2, "one delivery per instance");
+      assert.deepEqual(diagnoseKey({ bizKey: "ORD-SAME-MS", events, context: [] }).duplicates.map((v) => [v.outcome, v.defect]), [["leaked", "marker_expired"]]);
+    }
+  });
+});
+
 describe("brokers other than RocketMQ", () => {
   it("diagnoses a Kafka rebalance from dedup lines and the consumers' revoke/assign lines", () => {
     const bizKey = "ORD-20261130-100231";
