@@ -1,14 +1,16 @@
 import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { logger } from "./lib/log.ts";
 import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
+import { probeJobAtStartup, startProbeJob, type ProbeJobHandle } from "./lib/probe/job.ts";
 import { getStore } from "./lib/store/index.ts";
 import { lead } from "./lib/store/leadership.ts";
 
 /**
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
  * verdicts current and, in the one server that leads (lib/store/leadership.ts), the one that evaluates alert
- * rules. If the store cannot be opened, Next.js would keep running and answer every route with 500; a dashboard
- * without its store is useless, so exit with the reason instead.
+ * rules and the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server). If the
+ * store cannot be opened, Next.js would keep running and answer every route with 500; a dashboard without its
+ * store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
   if (process.env.DUPSCOPE_PASSWORD && !process.env.DUPSCOPE_SESSION_SECRET) {
@@ -26,6 +28,17 @@ export async function openStoreAtStartup(): Promise<void> {
       if (leading) alerting = startAlerting(store.driver);
       else void alerting?.stop();
     });
+    // Probes query the application's databases: one server at a time, so N servers do not multiply the load or
+    // probe a key N times. A lock of its own rather than the alerts' one: the two jobs fail and take over apart,
+    // and a slow probe run never delays an alert. A bad probes file disables the job, logged, not the server.
+    const probes = probeJobAtStartup();
+    if (probes !== null) {
+      let probing: ProbeJobHandle | undefined;
+      lead(store.driver, "probes", (leading) => {
+        if (leading) probing = startProbeJob(store.driver, probes.prepared, probes.intervalMs);
+        else void probing?.stop();
+      });
+    }
   } catch (error) {
     logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

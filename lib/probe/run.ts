@@ -73,6 +73,11 @@ export interface ProbeRunOptions {
   emit: (events: NormalizedEvent[]) => Promise<void>;
   log: (line: string) => void;
   open?: (url: string, dialect: SqlDialect, options: { utcOffset: string }) => Promise<ProbeDatabase>;
+  /**
+   * The rate limiters per database URL, kept by a caller that runs probes again and again (the server's job,
+   * lib/probe/job.ts) so the spacing holds across runs too; filled here when a URL has none yet.
+   */
+  limiters?: Map<string, RateLimiter>;
   /** Clock and wait of the rate limiter (tests). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -83,7 +88,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export async function runProbes(prepared: readonly PreparedProbe[], options: ProbeRunOptions): Promise<ProbeSummary[]> {
   const open = options.open ?? openProbeDatabase;
   // Probes reading one database share its budget: the lowest rate any of them allows.
-  const limiters = new Map<string, RateLimiter>();
+  const limiters = options.limiters ?? new Map<string, RateLimiter>();
   for (const p of prepared) {
     const rate = Math.min(...prepared.filter((o) => o.url === p.url).map((o) => o.probe.maxQueriesPerSecond));
     if (!limiters.has(p.url)) limiters.set(p.url, new RateLimiter(rate, options.now, options.sleep));
