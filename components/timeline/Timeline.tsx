@@ -22,6 +22,7 @@ const SYMBOLS: Record<MarkKind, string> = {
   dedup_released: "↺",
   effect: "★",
   effect_failed: "✗",
+  row: "▤",
   rebalance: "⇄",
   joined: "⊕",
   left: "⊖",
@@ -54,7 +55,8 @@ function stagger(marks: Mark[], position: (ts: number) => number): number[] {
 
 export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionary; locale: Locale }) {
   const scale = focusScale(data.lanes.flatMap((l) => [...l.spans.flatMap((s) => (s.end === null ? [s.start] : [s.start, s.end])), ...l.marks.map((m) => m.ts)]));
-  const markText = (m: Mark) => `${t.timeline.marks[m.kind]}${m.note ? ` (${m.note})` : ""} · ${utc(m.ts)} UTC`;
+  // A business-table row is stamped by the database's clock, not by a process's: said on every one.
+  const markText = (m: Mark) => `${t.timeline.marks[m.kind]}${m.note ? ` (${m.note})` : ""} · ${utc(m.ts)} UTC${m.kind === "row" ? ` · ${t.timeline.databaseClock}` : ""}`;
   const spanText = (s: ConsumeSpan, lane: Lane) =>
     [
       `${t.timeline.consume} ${s.deliveryId}`,
@@ -85,6 +87,7 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
                   <span className="mono" title={lane.channel === null ? undefined : lane.label}>
                     {laneName(lane, t)}
                   </span>
+                  {lane.role === "table" ? <span className="role clock">{t.timeline.databaseClock}</span> : null}
                 </div>
                 <div className="tl-track">
                   {lane.spans.map((s) => {

@@ -1,4 +1,5 @@
 import type { ConsumeStatus, Delivery, Effect } from "../diagnosis/types.ts";
+import { isEffectRow } from "../diagnosis/effect-rows.ts";
 import { sourceKind } from "../diagnosis/sources.ts";
 import type { Broker, NormalizedEvent } from "../events/model.ts";
 import { canonicalInstance, sameProcess } from "../events/instance.ts";
@@ -15,9 +16,14 @@ import { channelName, clientNames, insideBroker, shortName, type ChannelName } f
  * lane per publishing and per consuming channel. The broker's own account goes on one broker lane: each delivery
  * (flagged redelivered or not, from the firehose), the closes of the key's consumers that made it requeue, and the
  * copy's way back through a dead-letter queue and a shovel, which run inside the broker.
+ *
+ * Rows of the application's business table read by `dupscope probe` (docs/probe.md) are the table's account, not a
+ * process's: each probe gets a `table` lane after the consumers, one `row` mark per row at its time by the database's
+ * clock, named by the row's key columns and state. They never go on a consumer's lane, where they would read as the
+ * consumer's own dedup or effect lines.
  */
 
-export type LaneRole = "producer" | "consumer" | "broker";
+export type LaneRole = "producer" | "consumer" | "table" | "broker";
 
 export type MarkKind =
   | "publish"
@@ -28,6 +34,7 @@ export type MarkKind =
   | "dedup_released"
   | "effect"
   | "effect_failed"
+  | "row"
   | "rebalance"
   | "joined"
   | "left"
@@ -67,7 +74,10 @@ export interface ConsumeSpan {
 export interface Lane {
   id: string;
   role: LaneRole;
-  /** The most specific name of the process (`ip@pid` over a bare host, a RabbitMQ `<connection>@<channel>`), or the broker's name. */
+  /**
+   * The most specific name of the process (`ip@pid` over a bare host, a RabbitMQ `<connection>@<channel>`), the
+   * broker's name, or for a `table` lane the probe's name.
+   */
   label: string;
   /** A RabbitMQ channel's readable parts (client's connection name, address, channel); null for other lanes. */
   channel: ChannelName | null;
@@ -168,6 +178,11 @@ class LaneSet {
     return lane;
   }
 
+  /** The lane of one probe's business-table rows: by its exact name, never joined to a process. */
+  table(probe: string): Lane {
+    return this.lanes.get(`table:${probe}`) ?? this.add("table", probe);
+  }
+
   private add(role: LaneRole, instance: string): Lane {
     const lane: Lane = { id: `${role}:${instance}`, role, label: instance, channel: null, groups: [], spans: [], marks: [] };
     this.lanes.set(lane.id, lane);
@@ -177,6 +192,22 @@ class LaneSet {
   all(): Lane[] {
     return [...this.lanes.values()];
   }
+}
+
+/** A detail value as a short text: plain values as they are, anything else as JSON. */
+const shown = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** A business-table row's mark: its key columns (`id=101`, `order_id=…, line=2`) and its state, if the probe read one. */
+function rowMark(e: NormalizedEvent): Mark {
+  const row = e.detail.row;
+  const key =
+    row !== null && typeof row === "object" && !Array.isArray(row)
+      ? Object.entries(row)
+          .map(([column, value]) => `${column}=${shown(value)}`)
+          .join(", ")
+      : null;
+  const state = e.detail.state === undefined || e.detail.state === null ? null : shown(e.detail.state);
+  return { eventId: e.id, ts: e.ts, kind: "row", note: [key || null, state].filter(Boolean).join(" · ") || null, context: false };
 }
 
 function markOf(e: NormalizedEvent, context: boolean): Mark | null {
@@ -300,6 +331,13 @@ export function toLanes(input: TimelineInput): Timeline {
   const place = (e: NormalizedEvent, context: boolean) => {
     // A consumption is drawn as its span; its start and end records need no marks of their own.
     if ((e.kind === "consume_start" || e.kind === "consume_end") && inDelivery.has(e.id)) return;
+    if (isEffectRow(e)) {
+      if (context) return;
+      const lane = lanes.table(text(e.detail.probe)!);
+      if (e.group !== null && !lane.groups.includes(e.group)) lane.groups.push(e.group);
+      lane.marks.push(rowMark(e));
+      return;
+    }
     const mark = markOf(e, context);
     if (!mark) return;
     let lane: Lane | undefined;
@@ -343,7 +381,7 @@ export function toLanes(input: TimelineInput): Timeline {
   }
   const all = lanes.all().filter((l) => l.spans.length > 0 || l.marks.length > 0);
   const firstTs = (l: Lane) => Math.min(...l.spans.map((s) => s.start), ...l.marks.map((m) => m.ts));
-  const roleOrder: Record<LaneRole, number> = { producer: 0, consumer: 1, broker: 2 };
+  const roleOrder: Record<LaneRole, number> = { producer: 0, consumer: 1, table: 2, broker: 3 };
   all.sort((a, b) => roleOrder[a.role] - roleOrder[b.role] || firstTs(a) - firstTs(b) || (a.label < b.label ? -1 : 1));
   for (const lane of all) {
     lane.marks.sort((a, b) => a.ts - b.ts);

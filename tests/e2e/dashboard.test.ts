@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { parseProbeConfig } from "../../collectors/business-probe/config.ts";
+import { rowToEvent } from "../../collectors/business-probe/rows.ts";
 import { loadDemoDay, type DemoResult } from "../../lib/demo/load.ts";
 import type { KeyReport } from "../../lib/views/key-report.ts";
 import { causeName } from "../../lib/i18n/diagnosis-text.ts";
@@ -174,6 +176,47 @@ describe("dashboard in Chromium", () => {
     const msgId = report.events.find((e) => e.msgId !== null)!.msgId!;
     await page.goto(`${server.url}/keys?q=${msgId}`);
     assert.match(page.url(), new RegExp(`/keys/${pick.bizKey}\\?via=msgId`), "a msgId leads to its key");
+    assert.deepEqual(await problemsOf(browser, seen), []);
+  });
+
+  it("a key's business-table rows (dupscope probe) get a lane of their own after the consumers", async () => {
+    const seen = browser.problems.length;
+    const { items } = (await (await fetch(`${server.url}/api/v1/duplicates?cause=rebalance&limit=20`)).json()) as { items: { bizKey: string; group: string }[] };
+    const pick = items.at(-1)!;
+    const report = (await (await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(pick.bizKey)}`)).json()) as KeyReport;
+    const written = report.deliveries.filter((d) => d.group === pick.group).slice(0, 2);
+    assert.equal(written.length, 2, "the duplicate's two deliveries");
+    const [probe] = parseProbeConfig(`
+probes:
+  - name: payment
+    match: { group: ${pick.group} }
+    databaseUrlEnv: PAYMENT_DB_URL
+    sql: SELECT id, created_at, updated_by, status FROM payment WHERE order_id = :bizKey
+    columns: { time: created_at, key: id, instance: updated_by, state: status }
+`);
+    const rows = written.map((d, i) => {
+      const result = rowToEvent(probe!, pick.bizKey, { id: 7001 + i, created_at: new Date(d.start + 5), updated_by: d.instance, status: "PAID" });
+      assert.ok(result.ok, result.ok ? "" : result.reason);
+      return result.event;
+    });
+    const sink = httpSink(server.url);
+    assert.equal((await sink.write(rows)).accepted, 2);
+    await sink.close();
+
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/keys/${encodeURIComponent(pick.bizKey)}`);
+    const lanes = await page.locator('[data-testid="timeline"] [data-lane]').evaluateAll((els) => els.map((e) => e.getAttribute("data-lane") ?? ""));
+    assert.deepEqual(lanes.filter((l) => l === "table"), ["table"], "one lane for the probe");
+    assert.ok(lanes.lastIndexOf("consumer") < lanes.indexOf("table"), `the table lane comes after the consumers: ${lanes.join(", ")}`);
+    const table = page.locator('[data-testid="timeline"] [data-lane="table"]');
+    assert.equal(await table.getAttribute("data-instance"), "payment");
+    assert.match((await table.locator(".tl-label").textContent()) ?? "", /business table.*payment.*database's clock/);
+    const marks = await table.locator("a.tl-mark").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? ""));
+    assert.equal(marks.length, 2);
+    marks.forEach((m, i) => assert.match(m, new RegExp(`^row in the business table \\(id=${7001 + i} · PAID\\) · .* UTC · time by the database's clock$`)));
+    assert.equal(await page.locator('[data-testid="timeline"] [data-lane="consumer"] a.tl-mark.k-row').count(), 0, "no row on a consumer's lane");
+    await screenshot(page, "key-probe-rows");
+    await assertAccessible(page, "the key page with business-table rows");
     assert.deepEqual(await problemsOf(browser, seen), []);
   });
 

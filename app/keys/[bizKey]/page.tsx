@@ -99,7 +99,10 @@ export default async function KeyPage({ params, searchParams }: Props) {
       {timeline.lanes.length > 0 ? (
         <section aria-labelledby="timeline-title">
           <h2 id="timeline-title">{t.key.timeline}</h2>
-          <p className="muted note">{t.key.timelineNote(formatTime(timeline.start))}</p>
+          <p className="muted note">
+            {t.key.timelineNote(formatTime(timeline.start))}
+            {timeline.lanes.some((l) => l.role === "table") ? ` ${t.key.timelineRows}` : null}
+          </p>
           <Timeline data={timeline} t={t} locale={locale} />
         </section>
       ) : null}

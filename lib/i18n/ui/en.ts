@@ -101,6 +101,7 @@ export const en = {
     roles: { cause: "why", outcome: "caught?", defect: "what is broken", lost: "lost" } satisfies Record<EvidenceRole, string>,
     timeline: "Timeline",
     timelineNote: (start: string) => `One lane per process (per channel for RabbitMQ), from ${start} UTC. Bars are consumptions; the bracket is the gap between the two consumptions.`,
+    timelineRows: "Rows of the business table read by dupscope probe have a lane of their own per probe, at the time the database stamped them.",
     evidence: "Evidence",
     missing: "Missing data",
     advice: "What to change",
@@ -117,7 +118,7 @@ export const en = {
     showRecord: "record",
   },
   timeline: {
-    lanes: { producer: "producer", consumer: "consumer", broker: "broker" },
+    lanes: { producer: "producer", consumer: "consumer", table: "business table", broker: "broker" },
     gap: "gap",
     legend: "Legend",
     marks: {
@@ -129,6 +130,7 @@ export const en = {
       dedup_released: "marker released",
       effect: "business executed",
       effect_failed: "business failed",
+      row: "row in the business table",
       rebalance: "rebalance",
       joined: "joined",
       left: "left",
@@ -141,6 +143,7 @@ export const en = {
       shovel: "shovelled back (x-shovelled)",
       closed: "channel or connection closed",
     },
+    databaseClock: "time by the database's clock",
     channel: (n: number) => `channel ${n}`,
     consume: "consumption",
     retry: (n: number) => `retry ${n}`,

@@ -90,6 +90,7 @@ export const zhCN: Dictionary = {
     roles: { cause: "原因", outcome: "拦截", defect: "缺陷", lost: "丢失" },
     timeline: "时间线",
     timelineNote: (start) => `每个进程（RabbitMQ 为每个通道）一条泳道，起点 ${start} UTC。色条为消费过程；括号标出两次消费之间的间隔。`,
+    timelineRows: "dupscope probe 读到的业务表行按探针单独一条泳道，时间为数据库写入时记录的时间。",
     evidence: "证据",
     missing: "缺失的数据",
     advice: "改进建议",
@@ -104,7 +105,7 @@ export const zhCN: Dictionary = {
     showRecord: "原始记录",
   },
   timeline: {
-    lanes: { producer: "生产者", consumer: "消费者", broker: "broker" },
+    lanes: { producer: "生产者", consumer: "消费者", table: "业务表", broker: "broker" },
     gap: "间隔",
     legend: "图例",
     marks: {
@@ -116,6 +117,7 @@ export const zhCN: Dictionary = {
       dedup_released: "标记已释放",
       effect: "业务已执行",
       effect_failed: "业务失败",
+      row: "业务表中的一行",
       rebalance: "重平衡",
       joined: "加入",
       left: "退出",
@@ -128,6 +130,7 @@ export const zhCN: Dictionary = {
       shovel: "经 shovel 转回（x-shovelled）",
       closed: "通道或连接已关闭",
     },
+    databaseClock: "时间为数据库时钟",
     channel: (n) => `通道 ${n}`,
     consume: "消费",
     retry: (n) => `第 ${n} 次重试`,
