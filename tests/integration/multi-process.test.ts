@@ -96,9 +96,18 @@ describe("three servers and four ingests on one PostgreSQL", { skip: postgresAdm
     const victim = servers[2]!;
     const holds = async () =>
       (await probe.driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM diagnosis_queue WHERE claimed_by LIKE $1`, [`%@${victim.pid}#%`]))[0]!.n;
+    // A step holds its claims for milliseconds: freeze the server (SIGSTOP) once it holds some, so it cannot release
+    // them before the SIGKILL lands; let it go on if it released them just before the freeze.
     const deadline = Date.now() + 60_000;
-    while ((await holds()) === 0 && Date.now() < deadline) await sleep(5);
-    const orphaned = await holds();
+    let orphaned = 0;
+    while (orphaned === 0 && Date.now() < deadline) {
+      if ((await holds()) > 0) {
+        process.kill(victim.pid, "SIGSTOP");
+        orphaned = await holds();
+        if (orphaned === 0) process.kill(victim.pid, "SIGCONT");
+      }
+      if (orphaned === 0) await sleep(2);
+    }
     await victim.kill();
     assert.ok(orphaned > 0, "the killed server held claims");
     await Promise.all(ingests);
