@@ -18,7 +18,8 @@
 //   env/dotenv blocks and the prose: every DUPSCOPE_* variable is read by the code; in a table headed
 //   "variable", every variable is read by some code (tests and benchmarks included)
 //   relative links [x](path) point to files that exist, and #anchors to headings they have; inline `lib/…` paths
-//   exist; no doc cites a path outside the repository (../shared, /work/, shared/reference)
+//   exist; no doc cites a path outside the repository (a sibling checkout's reference folder, this machine's
+//   work-tree root: OUTSIDE below)
 //   tables whose first column is headed "(`--format`)" list exactly the registered formats
 // Cheap examples run for real, through bin/dupscope.mjs: `dupscope formats`, `dupscope rabbitmq setup` without
 // --apply (the commands it prints must be the ones its block shows), `dupscope explain FILE` for a FILE in the repo.
