@@ -1,7 +1,13 @@
+import { spawn } from "node:child_process";
 import os from "node:os";
+import path from "node:path";
+import pg from "pg";
 import type { Rng } from "../lib/simulator/random.ts";
 
-/** What the benchmark scripts share: their options, number formatting, the machine's load and seeded sampling. */
+/**
+ * What the benchmark scripts share: their options, number formatting, the machine's load, seeded sampling, the
+ * admin connection that creates and drops their databases, and the CLI run they time.
+ */
 
 const args = process.argv.slice(2);
 
@@ -35,4 +41,41 @@ export function sampleUniform(rng: Rng, pool: string[], count: number): string[]
     [pool[i], pool[j]] = [pool[j]!, pool[i]!];
   }
   return pool.slice(0, picked);
+}
+
+/** One statement on a fresh connection to the admin database (CREATE/DROP DATABASE cannot run in a pool's transaction). */
+export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface CliSummary {
+  lines: number;
+  events: number;
+  accepted: number;
+  duplicates: number;
+  rejected: number;
+  maxRssKb: number;
+}
+
+/** `dupscope <args> --json --no-progress`: its summary (the first, when it prints one per file) and wall time. */
+export function runCli(args: string[]): Promise<{ summary: CliSummary; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    // The bin itself, not `node bin/…`: its shebang's Node flags are part of the CLI a user runs.
+    const child = spawn(path.join(import.meta.dirname, "..", "bin", "dupscope.mjs"), [...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) return reject(new Error(`dupscope exited with ${code}`));
+      const summaries = JSON.parse(out) as CliSummary | CliSummary[];
+      resolve({ summary: Array.isArray(summaries) ? summaries[0]! : summaries, ms });
+    });
+  });
 }

@@ -1,6 +1,5 @@
 // npm run bench:ingest [-- --events N] — end-to-end ingest through the real CLI into PostgreSQL, next to a raw
 // COPY of the same normalized rows into the same indexed table, measured in the same run.
-import { spawn } from "node:child_process";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,7 +11,7 @@ import { findFormat } from "../collectors/registry.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
 import { openStore } from "../lib/store/open.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
-import { arg, databaseUrl, fmt } from "./common.ts";
+import { arg, databaseUrl, fmt, runCli } from "./common.ts";
 import { generateInput } from "./generate.ts";
 
 const EVENTS = Number(arg("events", "1000000"));
@@ -37,29 +36,6 @@ async function dropDatabase(name: string): Promise<void> {
   await admin.end();
 }
 
-interface CliSummary {
-  lines: number;
-  events: number;
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  maxRssKb: number;
-}
-
-function runCli(args: string[]): Promise<{ summary: CliSummary; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    // The bin itself, not `node bin/…`: its shebang's Node flags are part of the CLI a user runs.
-    const child = spawn(path.join(import.meta.dirname, "..", "bin", "dupscope.mjs"), [...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.on("exit", (code) => {
-      const ms = performance.now() - started;
-      if (code !== 0) return reject(new Error(`dupscope exited with ${code}`));
-      resolve({ summary: JSON.parse(out) as CliSummary, ms });
-    });
-  });
-}
 
 async function* copyRows(files: { file: string; format: string; instance?: string }[]): AsyncGenerator<string> {
   for (const { file, format, instance } of files) {

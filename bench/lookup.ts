@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import pg from "pg";
 import { findFormat } from "../collectors/registry.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { renderReport } from "../lib/views/key-report.ts";
@@ -22,7 +21,7 @@ import { EVENT_SELECT } from "../lib/store/event-rows.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";
-import { arg, databaseUrl, flag, fmt, loadAverage, sampleUniform } from "./common.ts";
+import { adminQuery, arg, databaseUrl, flag, fmt, loadAverage, sampleUniform } from "./common.ts";
 import { median, ms, printHeader, printRow, Timings } from "./timings.ts";
 
 const EVENTS = Number(arg("events", "10000000"));
@@ -42,21 +41,12 @@ const SEED = 1;
 const EVENTS_PER_KEY_GUESS = 11.5;
 
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
 
 const benchUrl = () => databaseUrl(ADMIN_URL, DATABASE);
 
 async function freshDatabase(): Promise<{ url: string; driver: SqlDriver }> {
-  await adminQuery(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${DATABASE}"`);
+  await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
+  await adminQuery(ADMIN_URL, `CREATE DATABASE "${DATABASE}"`);
   return { url: benchUrl(), driver: await openPgWriter(benchUrl()) };
 }
 
@@ -373,5 +363,5 @@ try {
 } finally {
   await driver.close();
   if (KEEP) console.log(`kept ${DATABASE}: ${url}`);
-  else await adminQuery(`DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
+  else await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
 }

@@ -3,7 +3,7 @@
 // BatchSpanProcessor exports them, POSTed as protobuf to /v1/traces on the built server (C in flight, default 4)
 // into a fresh PostgreSQL database, next to the same requests as OTLP/JSON lines through `dupscope ingest` into
 // another fresh one, measured in the same run. --keep leaves both databases.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -22,7 +22,7 @@ import { toCopyRows } from "../lib/store/events-repo.ts";
 import { openStore } from "../lib/store/open.ts";
 import { jsonBody, protobufBody, SpanRecorder } from "../tests/helpers/otel.ts";
 import { startServer } from "../tests/helpers/server.ts";
-import { arg, databaseUrl, flag, fmt, loadAverage } from "./common.ts";
+import { adminQuery, arg, databaseUrl, flag, fmt, loadAverage, runCli } from "./common.ts";
 import { ms, printHeader, printRow, Timings } from "./timings.ts";
 
 const SPANS = Number(arg("spans", "100000"));
@@ -40,20 +40,11 @@ const DB = { otlp: "dupscope_bench_otlp", cli: "dupscope_bench_otlp_cli" };
 /** The CLI's name for OTLP/JSON files (one ExportTraceServiceRequest a line), read from the registry. */
 const OTLP_FORMAT = FORMATS.find((f) => f.folder === "collectors/otlp-traces")!.name;
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
 
 /** An empty database with the schema applied, so neither run pays for migrations inside its clock. */
 async function freshDatabase(name: string): Promise<string> {
-  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${name}"`);
+  await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await adminQuery(ADMIN_URL, `CREATE DATABASE "${name}"`);
   const url = databaseUrl(ADMIN_URL, name);
   const store = await openStore({ mode: "postgres", url });
   await store.close();
@@ -421,30 +412,6 @@ async function otlpRun(url: string, g: Generated, latency: Timings): Promise<Otl
   }
 }
 
-interface CliSummary {
-  lines: number;
-  events: number;
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  maxRssKb: number;
-}
-
-function runCli(args: string[]): Promise<{ summary: CliSummary; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    // The bin itself, not `node bin/…`: its shebang's Node flags are part of the CLI a user runs.
-    const child = spawn(path.join(ROOT, "bin", "dupscope.mjs"), [...args, "--json", "--no-progress"], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.on("exit", (code) => {
-      const elapsed = performance.now() - started;
-      if (code !== 0) return reject(new Error(`dupscope exited with ${code}`));
-      const summaries = JSON.parse(out) as CliSummary | CliSummary[];
-      resolve({ summary: Array.isArray(summaries) ? summaries[0]! : summaries, ms: elapsed });
-    });
-  });
-}
 
 async function cliRun(url: string, g: Generated, dir: string): Promise<RunResult & { accepted: number; startupMs: number; rssKb: number }> {
   // The CLI's start-up (Node, tsx, the store's connection) on an empty file, to read beside its rate.
@@ -538,7 +505,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
   if (KEEP) console.log(`kept ${DB.otlp} and ${DB.cli}: ${databaseUrl(ADMIN_URL, DB.otlp)}, ${databaseUrl(ADMIN_URL, DB.cli)}`);
   else {
-    await adminQuery(`DROP DATABASE IF EXISTS "${DB.otlp}" WITH (FORCE)`);
-    await adminQuery(`DROP DATABASE IF EXISTS "${DB.cli}" WITH (FORCE)`);
+    await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DB.otlp}" WITH (FORCE)`);
+    await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DB.cli}" WITH (FORCE)`);
   }
 }
