@@ -17,7 +17,7 @@ import { startCollector, type RunningCollector } from "../../lib/rabbitmq/collec
 import { dropQueueOf } from "../../lib/rabbitmq/topology.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
-import { BROKER_URL, brokerProblems, deleteQueues, sleep, uniqueName, within } from "../helpers/rabbitmq.ts";
+import { BROKER_URL, brokerProblems, deleteQueues, sleep, uniqueName, waitFor, within } from "../helpers/rabbitmq.ts";
 import { backends } from "../helpers/stores.ts";
 
 /**
@@ -202,14 +202,6 @@ class Worker {
 }
 
 const REDIS_PREFIX = `dupscope-test-emitter:${process.pid}:${Date.now().toString(36)}`;
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const backend of backends) {
   describe(`dedup emitter in a RabbitMQ consumer, diagnosed from ${backend.name}`, { skip: skipReason ?? false }, () => {

@@ -6,7 +6,7 @@ import { localConnectionName } from "../../lib/rabbitmq/connection-name.ts";
 import { dropQueueOf } from "../../lib/rabbitmq/topology.ts";
 import { diagnoseKeys } from "../../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
-import { ackLostStory, brokerProblems, deleteQueues, dlqReplayStory, producerRetryStory, rabbitmqctl, sleep, uniqueName } from "../helpers/rabbitmq.ts";
+import { ackLostStory, brokerProblems, deleteQueues, dlqReplayStory, rabbitmqctl, producerRetryStory, sleep, uniqueName, waitFor } from "../helpers/rabbitmq.ts";
 import { backends } from "../helpers/stores.ts";
 
 /**
@@ -20,14 +20,6 @@ let problems: string[] = [];
 before(async () => {
   problems = await brokerProblems();
 });
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 for (const backend of backends) {
   describe(`RabbitMQ collector into ${backend.name}`, () => {
