@@ -140,6 +140,7 @@ function spanEvents(span: OtlpSpan, keys: readonly KeyRule[], byId: ReadonlyMap<
   const messages = messagesOf(span, broker, keys);
   if (messages.length === 0) return "refused";
   const base = baseOf(span, broker);
+  const ended = span.scope.name === AMQPLIB_SCOPE ? amqplibEnd(span.status.message, ok) : ok ? "done" : "failed";
   const events: NormalizedEvent[] = [];
   messages.forEach((m, messageIndex) => {
     m.bizKeys.forEach((bizKey, keyIndex) => {
@@ -150,14 +151,12 @@ function spanEvents(span: OtlpSpan, keys: readonly KeyRule[], byId: ReadonlyMap<
         return;
       }
       events.push(event(span, fields, "consume_start", span.startMs, `start.${suffix}`, null));
-      const amqplib = span.scope.name === AMQPLIB_SCOPE;
-      const ended = amqplib ? amqplibEnd(span.status.message, ok) : ok ? "done" : "failed";
       if (ended === "closed") return;
       events.push(event(span, fields, "consume_end", span.endMs, `end.${suffix}`, ended === "done" || ended === "acked"));
       if (ended === "acked" || ended === "rejected") events.push(event(span, fields, "ack", span.endMs, `ack.${suffix}`, ended === "acked"));
     });
   });
-  if (span.scope.name === AMQPLIB_SCOPE && operation === "process" && amqplibEnd(span.status.message, ok) === "closed") {
+  if (operation === "process" && ended === "closed") {
     events.push(channelClosed(span, base, messages));
   }
   return events;
@@ -168,11 +167,11 @@ function spanEvents(span: OtlpSpan, keys: readonly KeyRule[], byId: ReadonlyMap<
  * ERROR "nack|reject|nackAll called on message with(out) requeue"; ERROR "channel closed" / "channel error" when the
  * channel went first; ERROR "instrumentation timeout…" when nothing settled within its consumeTimeoutMs.
  */
-function amqplibEnd(message: string, ok: boolean): "acked" | "rejected" | "closed" | "failed" | "done" {
+function amqplibEnd(message: string, ok: boolean): "acked" | "rejected" | "closed" | "failed" {
   if (ok) return "acked";
   if (/^(nack|reject|nackAll) called on message/.test(message)) return "rejected";
   if (/^channel (closed|error)$/.test(message)) return "closed";
-  if (/^instrumentation timeout/.test(message)) return "failed";
+  // "instrumentation timeout…", or an error status of the application's own: the attempt failed.
   return "failed";
 }
 

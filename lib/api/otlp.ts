@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { FORMAT, KeyRulesError, keyRulesFromEnv, mapSpans } from "../../collectors/otlp-traces/map.ts";
+import { FORMAT, KeyRulesError, keyRulesFromEnv, mapSpans, type KeyRule } from "../../collectors/otlp-traces/map.ts";
 import { ExportTraceServiceResponse, RPC_CODE, Status } from "../../collectors/otlp-traces/protocol.ts";
 import { decodeJson, decodeProtobuf } from "../../collectors/otlp-traces/decode.ts";
 import { OtlpDecodeError, type DecodedRequest } from "../../collectors/otlp-traces/spans.ts";
@@ -31,6 +31,10 @@ const RPC_FOR_STATUS: Record<number, number> = {
   429: RPC_CODE.RESOURCE_EXHAUSTED,
   503: RPC_CODE.UNAVAILABLE,
 };
+
+/** DUPSCOPE_OTLP_KEYS, read once the first request needs it (the environment does not change under a server). */
+let rules: KeyRule[] | undefined;
+const keyRules = () => (rules ??= keyRulesFromEnv());
 
 export interface OtlpResult {
   spans: number;
@@ -81,7 +85,7 @@ async function bodyOf(request: Request): Promise<Buffer> {
 }
 
 async function storeSpans(decoded: DecodedRequest, store: () => Promise<Store>): Promise<OtlpResult> {
-  const mapped = mapSpans(decoded.spans, keyRulesFromEnv());
+  const mapped = mapSpans(decoded.spans, keyRules());
   const refused = new Set<number>();
   const reasons: string[] = [];
   const events: NormalizedEvent[] = [];
