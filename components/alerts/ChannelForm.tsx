@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { useSelectChoice } from "./useSelectChoice.ts";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
@@ -80,7 +81,7 @@ export function ChannelForm({ initial, locale }: { initial?: ChannelFormValue; l
   const d = dictionary(locale).alerts;
   const t = d.channelForm;
   const router = useRouter();
-  const [type, setType] = useState<ChannelType>(initial?.type ?? "webhook");
+  const [type, setType, typeSelect] = useSelectChoice<ChannelType>(initial?.type ?? "webhook");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const stored = initial?.type === type ? initial.config : {};
@@ -107,7 +108,7 @@ export function ChannelForm({ initial, locale }: { initial?: ChannelFormValue; l
       </label>
       <label>
         {t.type}
-        <select name="type" value={type} onChange={(e) => setType(e.target.value as ChannelType)}>
+        <select name="type" ref={typeSelect} value={type} onChange={(e) => setType(e.target.value as ChannelType)}>
           {CHANNEL_TYPE_NAMES.map((name) => (
             <option key={name} value={name}>
               {d.channelTypes[name]}

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { useSelectChoice } from "./useSelectChoice.ts";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { ConditionKind } from "@/lib/alerts/conditions.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
@@ -77,7 +78,7 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
   const d = dictionary(locale);
   const t = d.alerts.ruleForm;
   const router = useRouter();
-  const [kind, setKind] = useState(initial?.condition.kind ?? "leaked_duplicates");
+  const [kind, setKind, kindSelect] = useSelectChoice(initial?.condition.kind ?? "leaked_duplicates");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const c = initial?.condition ?? { kind };
@@ -116,7 +117,7 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
       </label>
       <label>
         {t.condition}
-        <select name="kind" value={kind} onChange={(e) => setKind(e.target.value)}>
+        <select name="kind" ref={kindSelect} value={kind} onChange={(e) => setKind(e.target.value)}>
           {options.kinds.map((k) => (
             <option key={k} value={k}>
               {t.kinds[k]}

@@ -176,4 +176,36 @@ describe("alerts page", () => {
     // Chromium logs the refused save (the 422 above) as a console error; nothing else may appear.
     assert.deepEqual(browser.problems.slice(seen).filter((p) => !p.includes("status of 422")), []);
   });
+
+  it("keeps a condition chosen while the page's script still loads", async () => {
+    const slow = await browser.newPage();
+    // The server-rendered form works before React hydrates it; hold the scripts back to make that moment last.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await slow.route(/\/_next\/static\/.*\.js(\?|$)/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await slow.goto(`${server.url}/alerts`, { waitUntil: "commit" });
+    const ruleForm = slow.getByRole("form", { name: "New rule" });
+    const hydrated = () => {
+      const select = document.querySelector('select[name="kind"]');
+      return select !== null && Object.keys(select).some((k) => k.startsWith("__reactFiber"));
+    };
+    await ruleForm.getByLabel("Condition").selectOption("rebalances");
+    assert.equal(await slow.evaluate(hydrated), false, "the choice is made before hydration");
+    release();
+    await slow.waitForFunction(hydrated);
+    assert.equal(await ruleForm.getByLabel("Condition").inputValue(), "rebalances");
+    // A rebalance rule needs its group; the leak rule it started as did not.
+    assert.equal(await ruleForm.getByLabel("Consumer group").getAttribute("required"), "");
+    await ruleForm.getByLabel("Name", { exact: true }).fill("slow script");
+    await ruleForm.getByLabel("Consumer group").fill("cg_slow");
+    await ruleForm.getByLabel("More than", { exact: true }).fill("5");
+    await ruleForm.getByRole("button", { name: "Create rule" }).click();
+    const row = slow.locator('tr[data-rule="slow script"]');
+    await row.waitFor();
+    assert.match(await row.innerText(), /rebalances in group cg_slow > 5/);
+    await slow.close();
+  });
 });
