@@ -24,9 +24,9 @@ const LAYERS = [
   },
   {
     name: "services",
-    what: "jobs and pipelines built on the store: ingest, diagnosis queue, alerts, metrics, RabbitMQ, demo, business-table probes",
+    what: "jobs and pipelines built on the store: ingest, diagnosis queue, alerts, metrics, RabbitMQ, demo, business-table probes, retention",
     // lib/probe: reads the application's own database (I/O, like lib/rabbitmq) and hands events to the ingest sinks.
-    path: "^lib/(ingest|diagnosis-queue|alerts|metrics|rabbitmq|demo|probe)/",
+    path: "^lib/(ingest|diagnosis-queue|alerts|metrics|rabbitmq|demo|probe|retention)/",
   },
   {
     name: "read models and words",

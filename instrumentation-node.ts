@@ -2,15 +2,17 @@ import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { logger } from "./lib/log.ts";
 import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
 import { probeJobAtStartup, startProbeJob, type ProbeJobHandle } from "./lib/probe/job.ts";
+import { retentionIntervalMs, startRetentionJob, type RetentionJobHandle } from "./lib/retention/job.ts";
+import { retentionFromEnv } from "./lib/store/retention-config.ts";
 import { getStore } from "./lib/store/index.ts";
 import { lead } from "./lib/store/leadership.ts";
 
 /**
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
  * verdicts current and, in the one server that leads (lib/store/leadership.ts), the one that evaluates alert
- * rules and the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server). If the
- * store cannot be opened, Next.js would keep running and answer every route with 500; a dashboard without its
- * store is useless, so exit with the reason instead.
+ * rules, the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server) and the retention
+ * job (docs/deploy.md#retention). If the store cannot be opened, Next.js would keep running and answer every route
+ * with 500; a dashboard without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
   if (process.env.DUPSCOPE_PASSWORD && !process.env.DUPSCOPE_SESSION_SECRET) {
@@ -19,6 +21,9 @@ export async function openStoreAtStartup(): Promise<void> {
     );
   }
   try {
+    // Read before the store opens, so a bad setting stops the server with its reason, not each ingest with a 500.
+    const retention = retentionFromEnv();
+    const retentionEvery = retentionIntervalMs();
     const store = await getStore();
     const interval = diagnosisIntervalMs();
     if (interval > 0) startDiagnosisWorker(store.driver, interval);
@@ -39,6 +44,12 @@ export async function openStoreAtStartup(): Promise<void> {
         else void probing?.stop();
       });
     }
+    // Dropping partitions and deleting expired rows once is enough, and two runs would contend for the same locks.
+    let retaining: RetentionJobHandle | undefined;
+    lead(store.driver, "retention", (leading) => {
+      if (leading) retaining = startRetentionJob(store.driver, retention, retentionEvery);
+      else void retaining?.stop();
+    });
   } catch (error) {
     logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -74,6 +74,11 @@ export default async function OverviewPage({ searchParams }: Props) {
           <Link href={`/${filterQuery(f, { range: "custom", from: state.newestDuplicate - DAY, to: state.newestDuplicate + 60_000 })}`}>{t.overview.showNewest}</Link>
         </p>
       ) : null}
+      {state.oldestKeyLastTs !== null && (state.rawEventsFrom === null || state.oldestKeyLastTs < state.rawEventsFrom) && f.from < (state.rawEventsFrom ?? f.to) ? (
+        <p role="note" className="notice" data-testid="raw-events-expired">
+          {t.overview.rawEventsExpired(state.rawEventsFrom === null ? null : formatTime(state.rawEventsFrom, { precision: "min" }))}
+        </p>
+      ) : null}
       <Suspense fallback={<div className="kpis skeleton">{t.states.loading}</div>}>
         <Kpis {...props} />
       </Suspense>

@@ -11,6 +11,11 @@ import type { Rng } from "../lib/simulator/random.ts";
 
 const args = process.argv.slice(2);
 
+// The benches' stores hold simulated history from fixed dates (the simulator's epoch), which the 7-day default
+// retention of raw events would refuse once it ages; the servers and CLIs they start inherit this. bench:soak sets
+// its own retention.
+process.env.DUPSCOPE_RETENTION_EVENTS ??= "3650d";
+
 /** `--name value` from the command line, else the fallback. */
 export function arg(name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);

@@ -29,9 +29,15 @@ export interface GeneratedInput {
   traceFile: string;
   clientLogFile: string;
   expectedEvents: number;
+  /** The first and last event time written. */
+  from: number;
+  to: number;
 }
 
-/** Writes about `events` events: 3 per traced order, plus one client-log rebalance line per 100 orders. */
+/**
+ * Writes about `events` events: 3 per traced order, plus one client-log rebalance line per 100 orders, an order every
+ * 20 ms ending an hour before now (whole hours), so the store's retention of raw events (7 days by default) accepts them.
+ */
 export async function generateInput(dir: string, events: number, seed = 42): Promise<GeneratedInput> {
   const random = rng(seed);
   const traceFile = `${dir}/trace.ndjson`;
@@ -39,7 +45,8 @@ export async function generateInput(dir: string, events: number, seed = 42): Pro
   const trace = createWriteStream(traceFile);
   const clientLog = createWriteStream(clientLogFile);
   const orders = Math.ceil(events / (3 + 1 / 100));
-  const start = Date.UTC(2026, 10, 30, 0, 0, 0);
+  const hour = 3_600_000;
+  const start = Math.floor((Date.now() - orders * 20) / hour) * hour - hour;
   let expected = 0;
   for (let i = 0; i < orders; i++) {
     const ts = start + i * 20 + Math.floor(random() * 10);
@@ -69,5 +76,5 @@ export async function generateInput(dir: string, events: number, seed = 42): Pro
   trace.end();
   clientLog.end();
   await Promise.all([once(trace, "finish"), once(clientLog, "finish")]);
-  return { traceFile, clientLogFile, expectedEvents: expected };
+  return { traceFile, clientLogFile, expectedEvents: expected, from: start, to: start + orders * 20 + 400 };
 }

@@ -11,6 +11,8 @@ import { findFormat } from "../collectors/registry.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
 import { openStore } from "../lib/store/open.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
+import { ensureEventPartitions, minuteOf } from "../lib/store/partitions.ts";
+import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { arg, databaseUrl, fmt, runCli } from "./common.ts";
 import { generateInput } from "./generate.ts";
 
@@ -56,13 +58,17 @@ async function* copyRows(files: { file: string; format: string; instance?: strin
   }
 }
 
-async function rawCopy(url: string, files: { file: string; format: string; instance?: string }[], dir: string): Promise<{ rows: number; ms: number }> {
+async function rawCopy(url: string, files: { file: string; format: string; instance?: string }[], dir: string, range: { from: number; to: number }): Promise<{ rows: number; ms: number }> {
   // The rows are written to a file before the clock starts, so only the database's COPY is timed, and a 1 GB
   // input never has to fit in this process's memory.
   const rowsFile = path.join(dir, "rows.copy");
   await pipeline(Readable.from(copyRows(files)), createWriteStream(rowsFile));
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // The partitions the rows fall in, made before the clock starts: the CLI's writer makes them as it goes.
+  const writer = await openPgWriter(url);
+  await ensureEventPartitions(writer, Array.from({ length: minuteOf(range.to) - minuteOf(range.from) + 1 }, (_, i) => minuteOf(range.from) + i));
+  await writer.close();
   const started = performance.now();
   const stream = client.query(copyFrom(`COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`));
   await pipeline(createReadStream(rowsFile, { highWaterMark: 1024 * 1024 }), stream);
@@ -98,7 +104,7 @@ try {
   }
   console.log(`dupscope ingest done: ${fmt(cliEvents)} events in ${(cliMs / 1000).toFixed(1)} s, peak RSS ${(peakRssKb / 1024).toFixed(0)} MB; now the raw COPY …`);
   const copyUrl = await freshDatabase("dupscope_bench_copy");
-  const copy = await rawCopy(copyUrl, files, dir);
+  const copy = await rawCopy(copyUrl, files, dir, input);
 
   const cliRate = cliEvents / (cliMs / 1000);
   const copyRate = copy.rows / (copy.ms / 1000);

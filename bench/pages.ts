@@ -42,7 +42,7 @@ async function drainDiagnosisQueue(driver: SqlDriver): Promise<void> {
   for (;;) {
     const step = await processQueueStep(driver, { batch: 500 });
     diagnosed += step.keysDiagnosed;
-    if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
+    if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
     if (performance.now() - lastReport > 15_000) {
       lastReport = performance.now();
       const seconds = (lastReport - started) / 1000;

@@ -59,7 +59,9 @@ if (suites.includes("integration") || suites.includes("e2e")) {
 
 const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...files], {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...process.env, NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1" },
+  // The fixtures carry fixed dates (the simulator's epoch, recorded field lines from years back) that the default
+  // 7-day retention of raw events would refuse as expired once they age; the retention tests set their own.
+  env: { DUPSCOPE_RETENTION_EVENTS: "3650d", ...process.env, NODE_ENV: "test", NEXT_TELEMETRY_DISABLED: "1" },
 });
 let tail = "";
 child.stdout.on("data", (chunk) => {

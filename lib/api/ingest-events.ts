@@ -33,10 +33,10 @@ export async function ingestEvents(request: Request, store: () => Promise<Store>
       rejected.push({ line: record.line, reason: result.reason });
     }
   }
-  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
+  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [], outOfWindow: 0 };
   for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = stored;
-  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, "events", { duplicates, rejected: rejected.length });
+  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, "events", { duplicates, rejected: rejected.length, outOfWindow: stored.outOfWindow });
   return { accepted, duplicates, rejected };
 }

@@ -81,11 +81,11 @@ export async function ingestFormat(request: Request, formatName: string, store: 
   let lastLine = 0;
   const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, (lastLine = lineNo)), lineNo), end: () => keep(parser.end(), lastLine) });
   for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
-  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
+  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [], outOfWindow: 0 };
   for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });
   rejected.sort((a, b) => a.line - b.line);
   const { accepted, duplicates } = stored;
-  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length });
+  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length, outOfWindow: stored.outOfWindow });
   return { accepted, duplicates, rejected, skipped: parsed.skipped, format: format.name };
 }
 

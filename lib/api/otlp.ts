@@ -102,7 +102,7 @@ async function storeSpans(decoded: DecodedRequest, store: () => Promise<Store>):
     }
   });
   const { driver } = await store();
-  const stored = events.length > 0 ? await insertEvents(driver, events) : { accepted: 0, duplicates: 0, rejected: [] };
+  const stored = events.length > 0 ? await insertEvents(driver, events) : { accepted: 0, duplicates: 0, rejected: [], outOfWindow: 0 };
   for (const r of stored.rejected) {
     refused.add(spanOfEvent[r.index]!);
     reasons.push(`span ${decoded.spans[spanOfEvent[r.index]!]?.spanId ?? "?"}: ${r.reason}`);
@@ -111,7 +111,7 @@ async function storeSpans(decoded: DecodedRequest, store: () => Promise<Store>):
   // What partialSuccess points the exporter's operator at.
   if (reasons.length > 0) logger.warn({ refused: reasons.length, reasons: reasons.slice(0, 10) }, "OTLP trace request: spans refused");
   const rejected = decoded.rejected.length + refused.size;
-  if (stored.duplicates > 0 || rejected > 0) await recordIngestResults(driver, FORMAT, { duplicates: stored.duplicates, rejected });
+  if (stored.duplicates > 0 || rejected > 0) await recordIngestResults(driver, FORMAT, { duplicates: stored.duplicates, rejected, outOfWindow: stored.outOfWindow });
   return { spans: decoded.spans.length + decoded.rejected.length, rejected, unusable: mapped.refused.length, events: events.length, stored: stored.accepted };
 }
 

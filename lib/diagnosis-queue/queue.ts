@@ -4,6 +4,7 @@ import { diagnoseKey } from "../diagnosis/diagnose.ts";
 import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { foldJournal } from "../store/ingest-journal.ts";
 import { loadDiagnosisInputs, type StoredDiagnosisInput } from "../queries/diagnosis-input.ts";
 
 /**
@@ -109,6 +110,8 @@ function toArrayLiteral(values: string[]): string {
 }
 
 export interface QueueStep {
+  /** Ingest journal rows folded into the queue, marks and counters (lib/store/ingest-journal.ts). */
+  journalFolded: number;
   marksExpanded: number;
   keysDiagnosed: number;
   remaining: number;
@@ -138,13 +141,16 @@ export interface StepOptions {
 }
 
 /**
- * One step of a worker: expands pending marks, then claims up to `batch` queued keys no other worker holds
+ * One step of a worker: folds the ingest journal (the keys and marks new events ask for, and their counters),
+ * expands pending marks, then claims up to `batch` queued keys no other worker holds
  * (SKIP LOCKED, for `leaseMs`), diagnoses them, saves the results and only then takes the keys off the queue. A
  * key an event touched meanwhile (dirty) goes back for another pass; a worker that dies leaves its claims to expire,
- * and another worker takes them. No long transaction holds back ingest: each statement commits on its own.
+ * and another worker takes them. No long transaction holds back ingest: the fold is one short transaction and every
+ * other statement commits on its own.
  */
 export async function processQueueStep(driver: SqlDriver, options: StepOptions = {}): Promise<QueueStep> {
   const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS } = options;
+  const journalFolded = await foldJournal(driver);
   // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. A key's
   // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
   const [expanded] = await driver.query<{ marks: string | number }>(
@@ -180,7 +186,7 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
     await driver.run(`UPDATE diagnosis_queue SET claimed_by = NULL, claimed_until = NULL WHERE biz_key = ANY($1::text[]) AND claimed_by = $2`, [keys, worker]).catch(() => {});
   }
   const [left] = await driver.query<{ n: string | number }>(`SELECT count(*) AS n FROM diagnosis_queue`);
-  return { marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
+  return { journalFolded, marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
 }
 
 /** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */
@@ -189,6 +195,6 @@ export async function drainQueue(driver: SqlDriver, batch = 200): Promise<number
   for (;;) {
     const step = await processQueueStep(driver, { batch });
     total += step.keysDiagnosed;
-    if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return total;
+    if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) return total;
   }
 }

@@ -35,7 +35,7 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
         if (stopped) return;
         const step = await processQueueStep(driver, { leaseMs });
         diagnosed += step.keysDiagnosed;
-        if (step.keysDiagnosed === 0 && step.marksExpanded === 0) break;
+        if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
         // Open dashboards hear of each step, not only the end of a long backlog.
         if (step.keysDiagnosed > 0) liveChannel().publish({ type: "diagnosed", keys: step.keysDiagnosed, at: Date.now() });
         await new Promise((resolve) => setImmediate(resolve));

@@ -69,7 +69,7 @@ export function storedRegistry(stored: StoredMetrics, now: number): Registry {
 
   const ingest = new Counter({
     name: "dupscope_ingest_events_total",
-    help: "Ingested records by format: accepted (newly stored, by any writer), duplicate (already stored) and rejected (refused by the server).",
+    help: "Ingested records by format: accepted (newly stored, by any writer), duplicate (already stored), rejected (refused by the server) and out_of_window (refused for their time: older than the raw-event retention or more than a day ahead).",
     labelNames: ["format", "result"],
     registers: [registry],
   });

@@ -3,7 +3,10 @@ import type { SqlDriver } from "../store/driver.ts";
 
 export interface IngestResults {
   duplicates: number;
+  /** Every refused record, including the out-of-window ones. */
   rejected: number;
+  /** Refused for their time: older than the raw-event retention, or more than a day ahead. */
+  outOfWindow?: number;
 }
 
 /**
@@ -12,9 +15,12 @@ export interface IngestResults {
  * ingest whose events are already stored, so it is logged and dropped.
  */
 export async function recordIngestResults(driver: SqlDriver, format: string, results: IngestResults): Promise<void> {
-  const rows = (["duplicate", "rejected"] as const)
-    .map((result) => ({ result, value: result === "duplicate" ? results.duplicates : results.rejected }))
-    .filter((r) => r.value > 0);
+  const outOfWindow = results.outOfWindow ?? 0;
+  const rows = [
+    { result: "duplicate", value: results.duplicates },
+    { result: "rejected", value: results.rejected - outOfWindow },
+    { result: "out_of_window", value: outOfWindow },
+  ].filter((r) => r.value > 0);
   if (rows.length === 0) return;
   try {
     await driver.run(

@@ -12,14 +12,21 @@ import { bucketStarts, fromRollups, keyRollupWhere, keyWhere, num, Params, rollu
  */
 
 export interface StoreState {
+  /** Events are stored, or verdicts remain of events the retention job dropped. */
   hasEvents: boolean;
   /** The newest duplicate, to point at data when the chosen range is empty. */
   newestDuplicate: number | null;
+  /** The last event time of the least recent key diagnosed: older than the oldest raw event, its events expired. */
+  oldestKeyLastTs: number | null;
 }
 
 export async function storeState(driver: SqlDriver): Promise<StoreState> {
-  const [row] = await driver.query<{ any: boolean; newest: unknown }>(`SELECT EXISTS (SELECT 1 FROM events) AS any, (SELECT max(second_ts) FROM verdicts) AS newest`);
-  return { hasEvents: Boolean(row?.any), newestDuplicate: row?.newest === null || row?.newest === undefined ? null : num(row.newest) };
+  const [row] = await driver.query<{ any: boolean; newest: unknown; oldest_key: unknown }>(
+    `SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM key_diagnoses) AS any, (SELECT max(second_ts) FROM verdicts) AS newest,
+            (SELECT min(last_ts) FROM key_diagnoses) AS oldest_key`,
+  );
+  const orNull = (v: unknown) => (v === null || v === undefined ? null : num(v));
+  return { hasEvents: Boolean(row?.any), newestDuplicate: orNull(row?.newest), oldestKeyLastTs: orNull(row?.oldest_key) };
 }
 
 export interface Totals {
@@ -269,8 +276,13 @@ export async function filterChoices(driver: SqlDriver, f: Filters): Promise<{ gr
   return { groups: pick("group", f.group), topics: pick("topic", f.topic) };
 }
 
-/** Keys waiting in the diagnosis queue: how far the worker is behind the writes. */
+/**
+ * Keys waiting for diagnosis: those queued, and those named by ingest journal rows not folded yet (a key in both,
+ * or in two journal rows, counts more than once: it is how far the worker is behind the writes, not a key count).
+ */
 export async function pendingDiagnoses(driver: SqlDriver): Promise<number> {
-  const [row] = await driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM diagnosis_queue`);
+  const [row] = await driver.query<{ n: unknown }>(
+    `SELECT (SELECT count(*) FROM diagnosis_queue) + (SELECT coalesce(sum(cardinality(keys) + cardinality(keyless_msg_ids)), 0) FROM ingest_journal) AS n`,
+  );
   return num(row?.n);
 }

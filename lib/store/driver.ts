@@ -17,8 +17,14 @@ export interface SqlSession {
 
 export interface SqlDriver extends SqlSession {
   readonly mode: "postgres" | "embedded";
-  /** Runs `fn` on one dedicated connection (advisory locks and transactions need that on PostgreSQL). */
+  /** Runs `fn` on one dedicated connection (advisory locks need that on PostgreSQL). */
   session<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a transaction: committed when it returns, rolled back when it throws. On PGlite, whose one
+   * connection every caller shares, nothing else runs meanwhile; a BEGIN sent through `session` would instead take
+   * in whatever statements other callers send until its COMMIT.
+   */
+  transaction<T>(fn: (tx: SqlSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -66,6 +72,19 @@ export function pgDriver(pool: pg.Pool): SqlDriver {
         client.release(failed);
       }
     },
+    async transaction(fn) {
+      return this.session(async (session) => {
+        await session.exec("BEGIN");
+        try {
+          const result = await fn(session);
+          await session.exec("COMMIT");
+          return result;
+        } catch (error) {
+          await session.exec("ROLLBACK").catch(() => {});
+          throw error;
+        }
+      });
+    },
     close: () => pool.end(),
   };
 }
@@ -88,6 +107,20 @@ export function pgliteDriver(db: PGlite, onClose: () => void): SqlDriver {
     ...session,
     // PGlite is a single connection already.
     session: (fn) => fn(session),
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn({
+          async exec(sql) {
+            await tx.exec(sql);
+          },
+          async query<Row>(sql: string, params: unknown[] = []) {
+            return (await tx.query<Row>(sql, params)).rows;
+          },
+          async run(sql, params = []) {
+            return (await tx.query(sql, params)).affectedRows ?? 0;
+          },
+        }),
+      ),
     async close() {
       await db.close();
       onClose();

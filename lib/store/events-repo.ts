@@ -2,13 +2,21 @@ import { storableProblem } from "../events/limits.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "./copy-text.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
+import { contributionOf, writeJournal, type Contribution } from "./ingest-journal.ts";
+import { ensureEventPartitions, forgetEventPartitions, minuteOf } from "./partitions.ts";
+import { acceptedTs, retentionFromEnv, tsProblem, type TsWindow } from "./retention-config.ts";
 
 export interface InsertResult {
   accepted: number;
   duplicates: number;
-  /** Events refused, by index into the batch given, with the reason: by the limits, or by the database itself. */
+  /** Events refused, by index into the batch given, with the reason: by the limits, the retention, or the database itself. */
   rejected: { index: number; reason: string }[];
+  /** How many of the rejected were outside the accepted time window (expired, or too far ahead). */
+  outOfWindow: number;
 }
+
+/** The window events are checked against unless the caller passes one: the retention configured now. */
+export const currentWindow = (): TsWindow => acceptedTs(retentionFromEnv());
 
 /**
  * A database error about one row's data (SQLSTATE class 22, data exception; 54001, too deeply nested): the batch
@@ -46,38 +54,94 @@ async function isolate<T>(rows: T[], write: (rows: T[]) => Promise<number>): Pro
 const BATCH_ROWS = 5000;
 
 /**
- * Inserts events, skipping any whose id is already stored, and reports exactly how many were new: re-ingest is
- * idempotent and counted. Goes around the ORM, which manages ~7k rows/s. On PostgreSQL rows are COPYed
- * (insertCopyRows); PGlite has no COPY FROM STDIN, so there one `INSERT … SELECT FROM unnest(…) ON CONFLICT DO
- * NOTHING` per batch sends 18 arrays instead of 18 parameters per row.
+ * An event whose time is not in its own record: a line that printed no time (it took the arrival's or the previous
+ * line's) or no date (it took the request's or the file's). Sent again, it can come back with another time, so its
+ * (id, ts) pair is no proof it is new: it is stored only if no partition holds its id (docs/event-model.md#identity).
  */
-export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[]): Promise<InsertResult> {
-  if (driver.mode === "postgres") return insertCopyRows(driver, toCopyRows(events));
-  const rejected: InsertResult["rejected"] = [];
-  const storable: { event: NormalizedEvent; index: number }[] = [];
-  events.forEach((event, index) => {
-    const problem = storableProblem(event);
-    if (problem) rejected.push({ index, reason: problem });
-    else storable.push({ event, index });
-  });
-  let accepted = 0;
-  for (let start = 0; start < storable.length; start += BATCH_ROWS) {
-    const batch = storable.slice(start, start + BATCH_ROWS);
-    const result = await isolate(batch, (rows) => driver.session((session) => insertByUnnest(session, rows.map((r) => r.event))));
-    accepted += result.stored;
-    for (const r of result.refused) rejected.push({ index: batch[r.at]!.index, reason: r.reason });
+function borrowsTime(event: NormalizedEvent): boolean {
+  const detail = event.detail as Record<string, unknown>;
+  return detail.timeFrom !== undefined || detail.dateFrom !== undefined;
+}
+
+/** SQLSTATE of "no partition of relation events found for row". */
+const NO_PARTITION = "23514";
+
+/**
+ * Runs `write` once the partitions of these minutes exist. This process remembers which exist; if another
+ * process's retention job dropped one meanwhile (only possible for a time this clock still accepts when clocks
+ * disagree), the write fails with NO_PARTITION, and it is retried once after the partitions are checked again.
+ */
+async function withPartitions<T>(driver: SqlDriver, minutes: Iterable<number>, write: () => Promise<T>): Promise<T> {
+  const list = [...minutes];
+  await ensureEventPartitions(driver, list);
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+    forgetEventPartitions(driver);
+    await ensureEventPartitions(driver, list);
+    return write();
   }
-  return { accepted, duplicates: events.length - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index) };
+}
+
+/**
+ * Inserts events, skipping any already stored, and reports exactly how many were new: re-ingest is idempotent and
+ * counted. Each write also journals what the new events ask of the queue, counters and rollups
+ * (lib/store/ingest-journal.ts), in the same transaction. Goes around the ORM, which manages ~7k rows/s. On
+ * PostgreSQL rows are COPYed (insertCopyRows); PGlite has no COPY FROM STDIN, so there one `INSERT … SELECT FROM
+ * unnest(…)` per batch sends 18 arrays instead of 18 parameters per row.
+ */
+export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[], window: TsWindow = currentWindow()): Promise<InsertResult> {
+  if (driver.mode === "postgres") return insertCopyRows(driver, toCopyRows(events, window));
+  const rejected: InsertResult["rejected"] = [];
+  const own: { event: NormalizedEvent; index: number }[] = [];
+  const borrowed: { event: NormalizedEvent; index: number }[] = [];
+  let outOfWindow = 0;
+  events.forEach((event, index) => {
+    const late = tsProblem(event.ts, window);
+    if (late) outOfWindow += 1;
+    const problem = late ?? storableProblem(event);
+    if (problem) rejected.push({ index, reason: problem });
+    else (borrowsTime(event) ? borrowed : own).push({ event, index });
+  });
+  const minutes = new Set([...own, ...borrowed].map((r) => minuteOf(r.event.ts)));
+  const accepted = await withPartitions(driver, minutes, async () => {
+    let stored = 0;
+    for (const [rows, unlessIdStored] of [[own, false], [borrowed, true]] as const) {
+      for (let start = 0; start < rows.length; start += BATCH_ROWS) {
+        const batch = rows.slice(start, start + BATCH_ROWS);
+        const result = await isolate(batch, (part) => driver.transaction((tx) => insertByUnnest(tx, part.map((r) => r.event), unlessIdStored)));
+        stored += result.stored;
+        for (const r of result.refused) rejected.push({ index: batch[r.at]!.index, reason: r.reason });
+      }
+    }
+    return stored;
+  });
+  return { accepted, duplicates: events.length - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index), outOfWindow };
+}
+
+interface Chunk {
+  rows: number;
+  text: string;
+  /** Each row's index in the batch. */
+  indexes: number[];
+  /** Each row's contribution to the journal, in row order. */
+  contributions: Contribution[];
 }
 
 /** A batch already in COPY text form: one string per chunk instead of thousands of event objects. */
 export interface CopyRows {
   /** Events in the batch, including repeats of one id. */
   count: number;
-  /** COPY text of the distinct events, in chunks of at most BATCH_ROWS rows, with each row's index in the batch. */
-  chunks: { rows: number; text: string; indexes: number[] }[];
-  /** Events the limits refuse, by index in the batch; they have no row. */
+  /** COPY text of the distinct events whose time is their own, in chunks of at most BATCH_ROWS rows. */
+  chunks: Chunk[];
+  /** Events whose time is borrowed (borrowsTime): few, kept as they are, stored only if their id is not. */
+  borrowed: { event: NormalizedEvent; index: number }[];
+  /** Events the limits or the time window refuse, by index in the batch; they have no row. */
   rejected: { index: number; reason: string }[];
+  outOfWindow: number;
+  /** The minutes (minuteOf) the rows fall in: their partitions must exist before the COPY. */
+  minutes: number[];
 }
 
 /**
@@ -85,14 +149,23 @@ export interface CopyRows {
  * then keeps a few large strings alive instead of every event object, which the garbage collector would promote
  * and sweep again and again.
  */
-export function toCopyRows(events: NormalizedEvent[]): CopyRows {
+export function toCopyRows(events: NormalizedEvent[], window: TsWindow = currentWindow()): CopyRows {
   const seen = new Set<string>();
-  const chunks: CopyRows["chunks"] = [];
+  const minutes = new Set<number>();
+  const chunks: Chunk[] = [];
+  const borrowed: CopyRows["borrowed"] = [];
   const rejected: CopyRows["rejected"] = [];
-  let text = "";
-  let indexes: number[] = [];
+  let outOfWindow = 0;
+  let chunk: Chunk = { rows: 0, text: "", indexes: [], contributions: [] };
   events.forEach((event, index) => {
+    // The same record always has the same time, so (id, ts) pairs repeat exactly when ids do.
     if (seen.has(event.id)) return;
+    const late = tsProblem(event.ts, window);
+    if (late) {
+      outOfWindow += 1;
+      rejected.push({ index, reason: late });
+      return;
+    }
     const detailJson = JSON.stringify(event.detail);
     const problem = storableProblem(event, detailJson);
     if (problem) {
@@ -100,83 +173,115 @@ export function toCopyRows(events: NormalizedEvent[]): CopyRows {
       return;
     }
     seen.add(event.id);
-    text += eventCopyLine(event, detailJson);
-    indexes.push(index);
-    if (indexes.length === BATCH_ROWS) {
-      chunks.push({ rows: indexes.length, text, indexes });
-      text = "";
-      indexes = [];
+    minutes.add(minuteOf(event.ts));
+    if (borrowsTime(event)) {
+      borrowed.push({ event, index });
+      return;
+    }
+    chunk.text += eventCopyLine(event, detailJson);
+    chunk.indexes.push(index);
+    chunk.contributions.push(contributionOf(event));
+    chunk.rows += 1;
+    if (chunk.rows === BATCH_ROWS) {
+      chunks.push(chunk);
+      chunk = { rows: 0, text: "", indexes: [], contributions: [] };
     }
   });
-  if (indexes.length > 0) chunks.push({ rows: indexes.length, text, indexes });
-  return { count: events.length, chunks, rejected };
+  if (chunk.rows > 0) chunks.push(chunk);
+  return { count: events.length, chunks, borrowed, rejected, outOfWindow, minutes: [...minutes] };
 }
 
 export async function insertCopyRows(driver: SqlDriver, batch: CopyRows): Promise<InsertResult> {
-  let accepted = 0;
   const rejected = [...batch.rejected];
-  for (const chunk of batch.chunks) {
-    try {
-      accepted += await driver.session((session) => insertByCopy(session, chunk));
-    } catch (error) {
-      if (!isRowDataError(error)) throw error;
-      // A COPY row is one line (its fields escape newlines): split the chunk into rows only now that it failed.
-      const rows = rowsOf(chunk);
-      const result = await isolate(rows, (part) => driver.session((session) => insertByCopy(session, { rows: part.length, text: part.map((r) => r.line).join("") })));
-      accepted += result.stored;
-      for (const r of result.refused) rejected.push({ index: rows[r.at]!.index, reason: r.reason });
+  const accepted = await withPartitions(driver, batch.minutes, async () => {
+    let stored = 0;
+    for (const chunk of batch.chunks) {
+      try {
+        stored += await insertChunk(driver, chunk);
+      } catch (error) {
+        if (!isRowDataError(error)) throw error;
+        // A COPY row is one line (its fields escape newlines): split the chunk into rows only now that it failed.
+        const rows = rowsOf(chunk);
+        const result = await isolate(rows, (part) => insertChunk(driver, chunkOf(part)));
+        stored += result.stored;
+        for (const r of result.refused) rejected.push({ index: rows[r.at]!.index, reason: r.reason });
+      }
     }
-  }
-  return { accepted, duplicates: batch.count - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index) };
+    for (let start = 0; start < batch.borrowed.length; start += BATCH_ROWS) {
+      const part = batch.borrowed.slice(start, start + BATCH_ROWS);
+      const result = await isolate(part, (rows) => driver.transaction((tx) => insertByUnnest(tx, rows.map((r) => r.event), true)));
+      stored += result.stored;
+      for (const r of result.refused) rejected.push({ index: part[r.at]!.index, reason: r.reason });
+    }
+    return stored;
+  });
+  return { accepted, duplicates: batch.count - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index), outOfWindow: batch.outOfWindow };
 }
+
+type ChunkRow = { line: string; index: number; contribution: Contribution };
 
 /** The chunk's rows with their batch indexes; only split apart when the database refused the chunk. */
-function rowsOf(chunk: CopyRows["chunks"][number]): { line: string; index: number }[] {
+function rowsOf(chunk: Chunk): ChunkRow[] {
   const lines = chunk.text.split("\n");
   lines.pop();
-  return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]! }));
+  return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]!, contribution: chunk.contributions[i]! }));
 }
 
-/**
- * First-time ingest is the common case, so the rows are COPYed straight into the table: the speed of a raw COPY.
- * When any row is already stored (a re-ingest, a resumed run, a concurrent writer) the unique index refuses the
- * whole COPY, usually at its first rows, and the chunk goes through the staging table instead.
- */
-async function insertByCopy(session: SqlSession, chunk: { rows: number; text: string }): Promise<number> {
-  try {
-    await session.copyIn!(`COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`, [chunk.text]);
-    return chunk.rows;
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    return insertByStaging(session, chunk.text);
-  }
+function chunkOf(rows: ChunkRow[]): Chunk {
+  return { rows: rows.length, text: rows.map((r) => r.line).join(""), indexes: rows.map((r) => r.index), contributions: rows.map((r) => r.contribution) };
 }
 
+const COPY_EVENTS = `COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`;
 const UNIQUE_VIOLATION = "23505";
 
-async function insertByStaging(session: SqlSession, copyText: string): Promise<number> {
-  const columns = EVENT_COLUMNS.join(", ");
-  await session.exec("BEGIN");
+/**
+ * First-time ingest is the common case, so the rows are COPYed straight into the table, with their journal row, in
+ * one transaction: the speed of a raw COPY. When any row is already stored (a re-ingest, a resumed run, a
+ * concurrent writer) the unique index refuses the whole COPY, usually at its first rows, and the chunk goes
+ * through the staging table instead.
+ */
+async function insertChunk(driver: SqlDriver, chunk: Chunk): Promise<number> {
   try {
-    await session.exec(`CREATE TEMP TABLE IF NOT EXISTS events_incoming (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
-    await session.copyIn!(`COPY events_incoming (${columns}) FROM STDIN`, [copyText]);
-    const inserted = await session.run(`INSERT INTO events (${columns}) SELECT ${columns} FROM events_incoming ON CONFLICT (id) DO NOTHING`);
-    await session.exec("COMMIT");
-    return inserted;
+    return await driver.transaction(async (tx) => {
+      await tx.copyIn!(COPY_EVENTS, [chunk.text]);
+      await writeJournal(tx, chunk.contributions);
+      return chunk.rows;
+    });
   } catch (error) {
-    await session.exec("ROLLBACK").catch(() => {});
-    throw error;
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    return driver.transaction((tx) => insertByStaging(tx, chunk));
   }
 }
 
-async function insertByUnnest(session: SqlSession, batch: NormalizedEvent[]): Promise<number> {
+const pairOf = (id: string, ts: number | string) => `${id}\u0000${ts}`;
+
+/** The contributions of the rows really inserted, each once (a batch may name one row twice). */
+function insertedOnly(contributions: Contribution[], inserted: { id: string; ts: string | number }[]): Contribution[] {
+  const fresh = new Set(inserted.map((r) => pairOf(r.id, r.ts)));
+  return contributions.filter((c) => fresh.delete(pairOf(c.id, c.ts)));
+}
+
+async function insertByStaging(tx: SqlSession, chunk: Chunk): Promise<number> {
+  const columns = EVENT_COLUMNS.join(", ");
+  await tx.exec(`CREATE TEMP TABLE IF NOT EXISTS events_incoming (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
+  await tx.copyIn!(`COPY events_incoming (${columns}) FROM STDIN`, [chunk.text]);
+  const inserted = await tx.query<{ id: string; ts: string }>(
+    `INSERT INTO events (${columns}) SELECT ${columns} FROM events_incoming ON CONFLICT (id, ts) DO NOTHING RETURNING id, ts`,
+  );
+  await writeJournal(tx, insertedOnly(chunk.contributions, inserted));
+  return inserted.length;
+}
+
+async function insertByUnnest(tx: SqlSession, batch: NormalizedEvent[], unlessIdStored: boolean): Promise<number> {
   const column = <T>(pick: (e: NormalizedEvent) => T) => batch.map(pick);
-  return session.run(
+  const inserted = await tx.query<{ id: string; ts: string }>(
     `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                           $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::int[], $15::boolean[],
-                          $16::boolean[], $17::jsonb[], $18::text[])
-     ON CONFLICT (id) DO NOTHING`,
+                          $16::boolean[], $17::jsonb[], $18::text[]) AS u(${EVENT_COLUMNS.join(", ")})
+     ${unlessIdStored ? "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = u.id)" : ""}
+     ON CONFLICT (id, ts) DO NOTHING
+     RETURNING id, ts`,
     [
       column((e) => e.id),
       column((e) => e.kind),
@@ -198,4 +303,6 @@ async function insertByUnnest(session: SqlSession, batch: NormalizedEvent[]): Pr
       column((e) => e.source),
     ],
   );
+  await writeJournal(tx, insertedOnly(batch.map(contributionOf), inserted));
+  return inserted.length;
 }

@@ -6,6 +6,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { contextRows } from "./context-rows.ts";
 import { loadDiagnosisInputs } from "../queries/diagnosis-input.ts";
+import { rawEventsFrom, storedKeyDiagnosis } from "../queries/retention.ts";
 import { asLocale, type Locale } from "../i18n/locale.ts";
 import { readableChannels } from "../timeline/amqp-names.ts";
 
@@ -32,6 +33,11 @@ export interface KeyReport {
   normalRetries: NormalRetry[];
   missing: (MissingData & { text: string })[];
   findings: (GroupFindings & { adviceText: string[] })[];
+  /**
+   * Set when the key's raw events (some or all) are older than the oldest day still stored: the retention job
+   * dropped them, so the report is the diagnosis the worker stored while they existed, not one made now.
+   */
+  expired?: { rawEventsFrom: string | null; diagnosedAt: string; firstTs: number };
 }
 
 export function localeFrom(value: string | null | undefined): Locale {
@@ -68,9 +74,18 @@ export function limitContext(report: KeyReport, limit: number): KeyReport {
   return { ...report, context: contextRows(report.context, report.events, citedEventIds(report), limit).shown };
 }
 
-/** Diagnosis on read: the key's stored events through the same selection and engine as the worker. */
+/**
+ * Diagnosis on read: the key's stored events through the same selection and engine as the worker. When the
+ * retention job has dropped some of them, diagnosing what remains would tell half a story; the stored diagnosis
+ * is shown instead, marked as such.
+ */
 export async function keyReport(driver: SqlDriver, bizKey: string, o: RenderOptions = {}): Promise<KeyReport | undefined> {
-  const [input] = await loadDiagnosisInputs(driver, [bizKey]);
+  const [[input], stored, from] = await Promise.all([loadDiagnosisInputs(driver, [bizKey]), storedKeyDiagnosis(driver, bizKey), rawEventsFrom(driver)]);
+  if (stored && (from === null || stored.firstTs < from)) {
+    const diagnosis = stored.diagnosis ?? { bizKey, deliveries: [], duplicates: [], normalRetries: [], lost: [], missing: [], groups: [] };
+    const report = renderReport(bizKey, input?.events ?? [], input?.context ?? [], input?.contextTruncated ?? false, diagnosis, o);
+    return { ...report, expired: { rawEventsFrom: from === null ? null : new Date(from).toISOString(), diagnosedAt: stored.diagnosedAt, firstTs: stored.firstTs } };
+  }
   if (!input) return undefined;
   return renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o);
 }

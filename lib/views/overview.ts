@@ -19,6 +19,7 @@ import {
   type Totals,
 } from "../queries/overview.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { rawEventsFrom } from "../queries/retention.ts";
 
 export type { CausePoint, OutcomePoint };
 
@@ -46,8 +47,10 @@ function causeCounts<T extends Record<Cause, number>>(rows: readonly T[]): Count
 }
 
 /** Whether the store holds anything, and where the newest duplicate is when the chosen range is empty. */
-export function storeState(driver: SqlDriver): Promise<StoreState> {
-  return readStoreState(driver);
+/** The store's state, and from when raw events are still stored (null: no partition, nothing stored). */
+export async function storeState(driver: SqlDriver): Promise<StoreState & { rawEventsFrom: number | null }> {
+  const [state, from] = await Promise.all([readStoreState(driver), rawEventsFrom(driver)]);
+  return { ...state, rawEventsFrom: from };
 }
 
 export function kpis(driver: SqlDriver, f: Filters): Promise<Totals> {

@@ -28,7 +28,7 @@ for (const backend of backends) {
       const created = await backend.create();
       dispose = created.dispose;
       store = await openStore(created.config);
-      assert.deepEqual(await storeState(store.driver), { hasEvents: false, newestDuplicate: null });
+      assert.deepEqual(await storeState(store.driver), { hasEvents: false, newestDuplicate: null, oldestKeyLastTs: null });
       demo = await loadDemoDay({ now: NOW, hours: 6, runs: 2, scale: 0.5, sink: driverSink(store.driver) });
       await drainQueue(store.driver);
       const [row] = await store.driver.query<{ d: unknown; l: unknown; k: unknown }>(

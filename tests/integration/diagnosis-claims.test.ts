@@ -4,6 +4,7 @@ import { loadDemoDay } from "../../lib/demo/load.ts";
 import { drainQueue, processQueueStep } from "../../lib/diagnosis-queue/queue.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
+import { foldJournal } from "../../lib/store/ingest-journal.ts";
 import { lead, type Leadership } from "../../lib/store/leadership.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { ORDER_KEY, orderStory } from "../helpers/events.ts";
@@ -21,6 +22,11 @@ async function snapshot(store: Store): Promise<string> {
   const verdicts = await store.driver.query(`SELECT id, biz_key, cause, outcome, layer, defect, first_ts::text, second_ts::text, first_instance, second_instance FROM verdicts ORDER BY id`);
   const keys = await store.driver.query(`SELECT biz_key, duplicates, leaked, lost, normal_retries FROM key_diagnoses ORDER BY biz_key`);
   return JSON.stringify({ verdicts, keys });
+}
+
+/** What a worker's step does first: the journal of the events written so far, into the queue. */
+async function fold(store: Store): Promise<void> {
+  while ((await foldJournal(store.driver)) > 0);
 }
 
 const queueState = async (store: Store) =>
@@ -47,6 +53,7 @@ for (const backend of backends) {
       const alone = await open();
       const shared = await open();
       for (const store of [alone, shared]) await loadDemoDay({ now: NOW, hours: 2, runs: 1, scale: 0.3, sink: driverSink(store.driver) });
+      await fold(shared);
       const keys = (await queueState(shared)).queued;
       assert.ok(keys > 100, `${keys} keys queued`);
       await drainQueue(alone.driver, 50);
@@ -56,7 +63,7 @@ for (const backend of backends) {
         for (;;) {
           const step = await processQueueStep(shared.driver, { batch: 20, worker: name });
           diagnosedBy.set(name, (diagnosedBy.get(name) ?? 0) + step.keysDiagnosed);
-          if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.remaining === 0) return;
+          if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0 && step.remaining === 0) return;
           if (step.keysDiagnosed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
         }
       };
@@ -77,6 +84,7 @@ for (const backend of backends) {
         return checked.event;
       });
       await insertEvents(store.driver, events);
+      await fold(store);
       // A worker claims the key for 1.5 s and dies without a word.
       const [dead] = await store.driver.query<{ n: number }>(
         `WITH c AS (UPDATE diagnosis_queue SET claimed_by = 'dead@1#x', claimed_until = now() + interval '1500 milliseconds' RETURNING 1) SELECT count(*)::int AS n FROM c`,
@@ -102,9 +110,11 @@ for (const backend of backends) {
       });
       const [first, ...rest] = story;
       await insertEvents(store.driver, [first!]);
+      await fold(store);
       // Claimed by a slow worker; the rest of the story arrives while it works.
       await store.driver.run(`UPDATE diagnosis_queue SET claimed_by = 'slow', claimed_until = now() + interval '1 minute'`);
       await insertEvents(store.driver, rest);
+      await fold(store);
       const [row] = await store.driver.query<{ dirty: boolean }>(`SELECT dirty FROM diagnosis_queue WHERE biz_key = $1`, [ORDER_KEY]);
       assert.equal(row!.dirty, true);
       // The slow worker finishes: its result is stale, so the key stays queued, unclaimed.

@@ -90,6 +90,11 @@ export default async function KeyPage({ params, searchParams }: Props) {
     <>
       {title}
       {sp.via && sp.q ? <p className="muted">{t.key.foundVia(sp.via, sp.q)}</p> : null}
+      {report.expired ? (
+        <p role="note" className="notice" data-testid="raw-events-expired">
+          {t.key.rawEventsExpired(report.expired.rawEventsFrom === null ? null : formatTime(Date.parse(report.expired.rawEventsFrom)), formatTime(Date.parse(report.expired.diagnosedAt)), report.events.length)}
+        </p>
+      ) : null}
       <section aria-labelledby="verdicts">
         <h2 id="verdicts" className="visually-hidden">
           {t.key.verdict}

@@ -45,6 +45,8 @@ export const en = {
     title: "Overview",
     heading: "Why was it consumed twice?",
     intro: "Duplicates the diagnosis found, by cause and outcome. Look up an order id, a msgId or an offsetMsgId to see one key's story.",
+    rawEventsExpired: (from: string | null) =>
+      `Raw events ${from === null ? "" : `before ${from} UTC `}have expired (DUPSCOPE_RETENTION_EVENTS). Duplicates from then keep their verdicts in these charts and lists; their key pages show the diagnosis stored while the events existed.`,
     kpi: { keys: "keys delivered", keysWithDuplicates: "keys consumed twice", duplicates: "duplicates", caught: "caught", leaked: "leaked", lost: "lost messages" },
     byCause: "Why were messages consumed twice?",
     byCauseNote: "Duplicates per interval by cause (stacked); the line counts rebalance episodes of the same groups: a rebalance storm shows as a spike in both.",
@@ -114,6 +116,8 @@ export const en = {
     contextShown: (shown: number, total: number) =>
       `Listed: the ${shown.toLocaleString("en-US")} nearest in time to the key's events and every one its evidence cites, of ${total.toLocaleString("en-US")}.`,
     contextAll: "All of them, as JSON",
+    rawEventsExpired: (from: string | null, diagnosedAt: string, remaining: number) =>
+      `The raw events of this key ${remaining > 0 ? "before" : "up to"} ${from === null ? "now" : `${from} UTC`} have expired (DUPSCOPE_RETENTION_EVENTS); the verdict below is the one diagnosed at ${diagnosedAt} UTC while they were stored${remaining > 0 ? `, and the ${remaining} events listed are the ones left` : ""}.`,
     notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested.`,
     showRecord: "record",
   },

@@ -34,6 +34,8 @@ export const zhCN: Dictionary = {
     title: "总览",
     heading: "为什么被消费了两次？",
     intro: "诊断发现的重复消费，按原因和结果分类。输入订单号、msgId 或 offsetMsgId 查看单个业务键的完整经过。",
+    rawEventsExpired: (from) =>
+      `${from === null ? "" : `${from} UTC 之前的`}原始事件已过期删除（DUPSCOPE_RETENTION_EVENTS）。那段时间的重复消费仍以其结论计入这里的图表和列表；它们的业务键页面显示事件尚在时保存的诊断。`,
     kpi: { keys: "投递的业务键", keysWithDuplicates: "被重复消费的业务键", duplicates: "重复消费", caught: "已拦截", leaked: "已泄漏", lost: "丢失的消息" },
     byCause: "消息为什么被消费了两次？",
     byCauseNote: "每个时间段内按原因堆叠的重复消费数；折线为同一批消费组的重平衡次数：重平衡风暴会在两者上同时出现尖峰。",
@@ -101,6 +103,8 @@ export const zhCN: Dictionary = {
     contextCount: (n, truncated) => `同一消费组和主机在此前 2 分钟到此后 3 分钟内的 ${n} 个重平衡、生命周期和无业务键事件${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。`,
     contextShown: (shown, total) => `共 ${total} 个，此处列出时间上最接近该业务键事件的 ${shown} 个，以及证据引用的全部事件。`,
     contextAll: "全部事件（JSON）",
+    rawEventsExpired: (from, diagnosedAt, remaining) =>
+      `此业务键${from === null ? "" : ` ${from} UTC `}${remaining > 0 ? "之前" : "及之前"}的原始事件已过期删除（DUPSCOPE_RETENTION_EVENTS）；下面的结论是它们还在时于 ${diagnosedAt} UTC 得出的诊断${remaining > 0 ? `，下列 ${remaining} 个事件是剩下的部分` : ""}。`,
     notFound: (key) => `没有 ${key} 的事件。业务键区分大小写；也会按 msgId 和 offsetMsgId 查找。请确认其消费者日志和轨迹已导入。`,
     showRecord: "原始记录",
   },

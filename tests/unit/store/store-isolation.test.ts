@@ -9,30 +9,33 @@ const event = (id: string): NormalizedEvent => ({
   group: null, queue: null, queueOffset: null, instance: null, retryTimes: null, redelivered: null, success: null, detail: {}, source: "t",
 });
 
-/** A database that refuses, as a data error, any statement carrying a row whose id starts with "bad". */
-function refusingDriver(mode: SqlDriver["mode"], errorCode = "22P02"): SqlDriver & { stored: string[]; statements: number } {
+/**
+ * A database that refuses, as a data error, any statement carrying a row whose id starts with "bad". It answers the
+ * partition and journal statements around the rows as a real store would, and stores nothing else.
+ */
+function refusingDriver(mode: SqlDriver["mode"], errorCode = "22P02"): SqlDriver & { stored: string[] } {
   const stored: string[] = [];
   const fail = () => Object.assign(new Error("invalid input syntax for type json"), { code: errorCode });
   const session: SqlSession = {
     async exec() {},
-    async query() {
-      return [];
-    },
-    async run(_sql, params) {
-      driver.statements++;
-      const ids = (params![0] as string[]);
+    async query<Row>(sql: string, params: unknown[] = []) {
+      if (sql.includes("dupscope_settings")) return [{ value: "86400000" }] as Row[];
+      if (!sql.trimStart().startsWith("INSERT INTO events")) return [];
+      const ids = params[0] as string[];
       if (ids.some((id) => id.startsWith("bad"))) throw fail();
       stored.push(...ids);
-      return ids.length;
+      return ids.map((id, i) => ({ id, ts: (params[2] as string[])[i] })) as Row[];
+    },
+    async run() {
+      return 1;
     },
     async copyIn(_sql, rows) {
-      driver.statements++;
       const ids = [...rows].join("").split("\n").filter(Boolean).map((row) => row.split("\t")[0]!);
       if (ids.some((id) => id.startsWith("bad"))) throw fail();
       stored.push(...ids);
     },
   };
-  const driver = { ...session, mode, stored, statements: 0, session: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), close: async () => {} };
+  const driver = { ...session, mode, stored, session: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), transaction: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), close: async () => {} };
   if (mode === "embedded") delete (driver as Partial<SqlSession>).copyIn;
   return driver;
 }

@@ -1,0 +1,305 @@
+// npm run bench:soak -- [--minutes 30] [--rate 10000] [--ramp 0] [--step-minutes 5] [--writers 2] [--retention 5m]
+//                       [--partition 1m] [--sample-seconds 30] [--database NAME]
+//
+// A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one
+// real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
+// sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
+// and partitions, the diagnosis backlog, the key page's p95 and the processes' RSS; before the stream, a bare COPY
+// into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
+// --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
+// backlog not growing.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { NormalizedEvent } from "../lib/events/model.ts";
+import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
+import type { SqlDriver } from "../lib/store/driver.ts";
+import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
+import { openPgWriter } from "../lib/store/pg-writer.ts";
+import { parseDuration, parseRetention } from "../lib/store/retention-config.ts";
+import { startServer } from "../tests/helpers/server.ts";
+import { adminQuery, arg, databaseUrl, fmt, loadAverage } from "./common.ts";
+import { percentile } from "./timings.ts";
+
+const MINUTES = Number(arg("minutes", "30"));
+const RATE = Number(arg("rate", "10000"));
+const RAMP = Number(arg("ramp", "0"));
+const STEP_MINUTES = Number(arg("step-minutes", "5"));
+const WRITERS = Number(arg("writers", "2"));
+const RETENTION = arg("retention", "5m");
+const PARTITION = arg("partition", "1m");
+const SAMPLE_MS = Number(arg("sample-seconds", "30")) * 1000;
+const DATABASE = arg("database", "dupscope_bench_soak");
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** Events per batch, as `dupscope ingest` sends them. */
+const BATCH = 5000;
+/** Batches waiting for a writer beyond which the stream is shed rather than held in memory: the rate is not sustained. */
+const MAX_WAITING = 40;
+const LAG_LIMIT_MS = 10_000;
+
+// The writers here and the server read the same settings: the first partition fixes the span for the store.
+process.env.DUPSCOPE_RETENTION_EVENTS = RETENTION;
+process.env.DUPSCOPE_PARTITION_INTERVAL = PARTITION;
+
+// ------------------------------------------------------------------------------------------------ the stream
+
+const hex32 = (n: number, salt: string) => createHash("md5").update(`${salt}:${n}`).digest("hex");
+
+/**
+ * One order's events as the collectors would normalize them: the trace's publish, consume start and end, the dedup
+ * log's pass; one order in 50 is consumed again on another instance 1.5 s later and caught by Redis; one line in
+ * 2000 orders is a client-log rebalance of the group.
+ */
+class Stream {
+  private next = 0;
+  readonly recentKeys: string[] = [];
+
+  orders(count: number, at: number): NormalizedEvent[] {
+    const out: NormalizedEvent[] = [];
+    for (let i = 0; i < count; i++) {
+      const n = this.next++;
+      const key = `SOAK-${n}`;
+      const msgId = hex32(n, "msg").toUpperCase();
+      const queue = `broker-a:${n % 16}`;
+      const consumer = `10.0.1.${(n % 4) + 10}@${7000 + (n % 4)}`;
+      const base = { bizKey: key, msgId, offsetMsgId: null, broker: "rocketmq" as const, topic: "PAY_SUCCESS", queue, queueOffset: n, retryTimes: 0, redelivered: null, tsPrecision: "ms" as const };
+      const event = (format: string, role: string, over: Partial<NormalizedEvent>): NormalizedEvent => ({
+        ...base, id: `${format}:${hex32(n, role)}`, kind: "consume_start", ts: at, group: "pay-consumer", instance: consumer, success: null, detail: {},
+        source: `${format}:soak`, ...over,
+      });
+      out.push(
+        event("rocketmq-trace", "pub", { kind: "publish", group: null, instance: "10.0.0.9", success: true, detail: { producerGroup: "pay-producer" } }),
+        event("rocketmq-trace", "before", { ts: at + 40 }),
+        event("dedup-log", "pass", { kind: "dedup", ts: at + 41, detail: { layer: "redis", decision: "pass" } }),
+        event("rocketmq-trace", "after", { kind: "consume_end", ts: at + 90, success: true }),
+      );
+      if (n % 50 === 0) {
+        const other = `10.0.1.${((n + 1) % 4) + 10}@${7000 + ((n + 1) % 4)}`;
+        out.push(
+          event("rocketmq-trace", "before2", { ts: at + 1500, instance: other }),
+          event("dedup-log", "hit", { kind: "dedup", ts: at + 1501, instance: other, detail: { layer: "redis", decision: "hit" } }),
+        );
+      }
+      if (n % 2000 === 0) {
+        out.push({
+          ...base, id: `rocketmq-client-log:${hex32(n, "rebalance")}`, kind: "rebalance", ts: at + 5, bizKey: null, msgId: null, queueOffset: null, retryTimes: null,
+          group: "pay-consumer", instance: consumer, success: null, detail: { action: "add" }, source: "rocketmq-client-log:soak",
+        });
+      }
+      if (n % 97 === 0) {
+        this.recentKeys.push(key);
+        if (this.recentKeys.length > 500) this.recentKeys.shift();
+      }
+    }
+    return out;
+  }
+}
+
+/** Events per order, on average: 4, 2 more for one order in 50, 1 for one in 2000. */
+const EVENTS_PER_ORDER = 4 + 2 / 50 + 1 / 2000;
+
+// ------------------------------------------------------------------------------------------------ baseline
+
+async function bareCopyRate(driver: SqlDriver): Promise<number> {
+  const events = new Stream().orders(Math.ceil(200_000 / EVENTS_PER_ORDER), Date.now());
+  const text = events.map((e) => eventCopyLine(e)).join("");
+  await driver.exec(`CREATE TABLE soak_baseline (LIKE events)`);
+  const started = performance.now();
+  await driver.session((s) => s.copyIn!(`COPY soak_baseline (${EVENT_COLUMNS.join(", ")}) FROM STDIN`, [text]));
+  const rate = events.length / ((performance.now() - started) / 1000);
+  await driver.exec(`DROP TABLE soak_baseline`);
+  return rate;
+}
+
+// ------------------------------------------------------------------------------------------------ the run
+
+interface Interval {
+  written: number;
+  lags: number[];
+}
+
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
+const url = databaseUrl(ADMIN_URL, DATABASE);
+await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
+await adminQuery(ADMIN_URL, `CREATE DATABASE "${DATABASE}"`);
+const setup = await openPgWriter(url);
+console.log(`bench:soak — ${MINUTES} min at ${fmt(RATE)} events/s${RAMP > 0 ? `, +${fmt(RAMP)} every ${STEP_MINUTES} min` : ""}, ${WRITERS} writers, retention ${RETENTION}, partitions of ${PARTITION}; ${loadAverage()}`);
+const baseline = await bareCopyRate(setup);
+console.log(`baseline, same process: bare COPY into an unindexed table ${fmt(baseline)} rows/s`);
+
+const server = await startServer({
+  DATABASE_URL: url,
+  DUPSCOPE_RETENTION_EVENTS: RETENTION,
+  DUPSCOPE_RETENTION_VERDICTS: RETENTION,
+  DUPSCOPE_PARTITION_INTERVAL: PARTITION,
+  DUPSCOPE_RETENTION_INTERVAL_MS: "15000",
+});
+const drivers = await Promise.all(Array.from({ length: WRITERS }, () => openPgWriter(url)));
+
+const stream = new Stream();
+const waiting: { events: NormalizedEvent[]; createdAt: number }[] = [];
+let interval: Interval = { written: 0, lags: [] };
+let shed = 0;
+let stopped = false;
+const started = Date.now();
+const end = started + MINUTES * 60_000;
+const rateAt = (t: number) => RATE + (RAMP > 0 ? Math.floor((t - started) / (STEP_MINUTES * 60_000)) * RAMP : 0);
+
+/** Creates the orders due since the last tick, at their time, in batches of BATCH events. */
+async function produce(): Promise<void> {
+  let due = 0;
+  let last = Date.now();
+  let pending: NormalizedEvent[] = [];
+  while (!stopped) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = Date.now();
+    due += ((now - last) / 1000) * (rateAt(now) / EVENTS_PER_ORDER);
+    last = now;
+    const orders = Math.floor(due);
+    due -= orders;
+    if (waiting.length >= MAX_WAITING) {
+      shed += Math.round(orders * EVENTS_PER_ORDER);
+      continue;
+    }
+    pending.push(...stream.orders(orders, now));
+    while (pending.length >= BATCH) {
+      waiting.push({ events: pending.slice(0, BATCH), createdAt: now });
+      pending = pending.slice(BATCH);
+    }
+  }
+}
+
+async function write(driver: SqlDriver): Promise<void> {
+  while (!stopped) {
+    const batch = waiting.shift();
+    if (!batch) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      continue;
+    }
+    const result = await insertCopyRows(driver, toCopyRows(batch.events));
+    interval.written += result.accepted;
+    interval.lags.push(Date.now() - batch.createdAt);
+    if (result.rejected.length > 0) throw new Error(`the store refused ${result.rejected.length} events: ${result.rejected[0]!.reason}`);
+  }
+}
+
+async function lookupP95(): Promise<number> {
+  const keys = stream.recentKeys.slice(-40, -20);
+  const times: number[] = [];
+  for (const key of keys) {
+    const t = performance.now();
+    const response = await fetch(`${server.url}/api/v1/keys/${encodeURIComponent(key)}`);
+    await response.arrayBuffer();
+    times.push(performance.now() - t);
+  }
+  return times.length > 0 ? percentile(times.sort((a, b) => a - b), 95) : 0;
+}
+
+interface Sample {
+  at: number;
+  rate: number;
+  target: number;
+  lagP95: number;
+  lagMax: number;
+  eventsBytes: number;
+  partitions: number;
+  backlog: number;
+  lookupP95: number;
+  serverRssMb: number;
+  benchRssMb: number;
+}
+
+const samples: Sample[] = [];
+
+async function sample(): Promise<void> {
+  const taken = interval;
+  interval = { written: 0, lags: [] };
+  const lags = taken.lags.sort((a, b) => a - b);
+  const [size] = await setup.query<{ bytes: string; partitions: string }>(
+    `SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) AS bytes, count(*) AS partitions FROM pg_inherits WHERE inhparent = 'events'::regclass`,
+  );
+  const [backlog] = await setup.query<{ n: string }>(
+    `SELECT (SELECT count(*) FROM diagnosis_queue) + (SELECT coalesce(sum(cardinality(keys)), 0) FROM ingest_journal) AS n`,
+  );
+  const s: Sample = {
+    at: Date.now() - started,
+    rate: taken.written / (SAMPLE_MS / 1000),
+    target: rateAt(Date.now() - 1),
+    lagP95: lags.length > 0 ? percentile(lags, 95) : 0,
+    lagMax: lags.at(-1) ?? 0,
+    eventsBytes: Number(size!.bytes),
+    partitions: Number(size!.partitions),
+    backlog: Number(backlog!.n),
+    lookupP95: await lookupP95(),
+    serverRssMb: rssKb(server.pid) / 1024,
+    benchRssMb: process.memoryUsage().rss / 1024 / 1024,
+  };
+  samples.push(s);
+  console.log(
+    [
+      `${(s.at / 60_000).toFixed(1).padStart(5)} min`,
+      `${fmt(s.rate).padStart(7)}/${fmt(s.target)} ev/s`,
+      `lag p95 ${(s.lagP95 / 1000).toFixed(1)} s max ${(s.lagMax / 1000).toFixed(1)} s`,
+      `events ${(s.eventsBytes / 1024 / 1024).toFixed(0)} MB in ${s.partitions} partitions`,
+      `backlog ${fmt(s.backlog)} keys`,
+      `key page p95 ${s.lookupP95.toFixed(1)} ms`,
+      `RSS server ${s.serverRssMb.toFixed(0)} MB, bench ${s.benchRssMb.toFixed(0)} MB`,
+      shed > 0 ? `SHED ${fmt(shed)}` : "",
+    ]
+      .filter(Boolean)
+      .join(" | "),
+  );
+}
+
+console.log(`stream starts; a sample every ${SAMPLE_MS / 1000} s`);
+const workers = [produce(), ...drivers.map(write)];
+const sampler = setInterval(() => void sample().catch((error) => console.error(error)), SAMPLE_MS);
+try {
+  await Promise.race([new Promise((resolve) => setTimeout(resolve, end - Date.now())), ...workers]);
+} finally {
+  stopped = true;
+  clearInterval(sampler);
+  await Promise.allSettled(workers);
+}
+
+// ------------------------------------------------------------------------------------------------ summary
+
+const held = (s: Sample) => s.lagP95 < LAG_LIMIT_MS && s.rate >= 0.95 * s.target;
+const steps = new Map<number, Sample[]>();
+for (const s of samples) {
+  const rate = s.target;
+  steps.set(rate, [...(steps.get(rate) ?? []), s]);
+}
+console.log("");
+console.log(`baseline (bare COPY, unindexed, same run): ${fmt(baseline)} rows/s; ${loadAverage()}`);
+let best = 0;
+for (const [rate, list] of steps) {
+  const ingestOk = list.every(held) && shed === 0;
+  // The backlog may rise and fall with the worker's passes; it keeps up when the step ends no higher than twice its start (plus one pass).
+  const keepsUp = list.length < 2 || list.at(-1)!.backlog <= 2 * list[0]!.backlog + 2 * rate;
+  console.log(
+    `${fmt(rate).padStart(7)} events/s: ingest ${ingestOk ? "held" : "NOT held"} (lag p95 max ${(Math.max(...list.map((s) => s.lagP95)) / 1000).toFixed(1)} s), ` +
+      `diagnosis ${keepsUp ? "kept up" : "fell behind"} (backlog ${fmt(list[0]!.backlog)} → ${fmt(list.at(-1)!.backlog)} keys)`,
+  );
+  if (ingestOk && keepsUp) best = Math.max(best, rate);
+}
+// The job runs every 15 s and drops a partition once all of it is older than the retention.
+const firstExpiry = parseRetention("--retention", RETENTION) + 2 * parseDuration("--partition", PARTITION, 60_000, 86_400_000) + 15_000;
+const afterExpiry = samples.filter((s) => s.at > firstExpiry);
+if (afterExpiry.length > 1) {
+  const sizes = afterExpiry.map((s) => s.eventsBytes / 1024 / 1024);
+  console.log(`events table after the first expiry: ${Math.min(...sizes).toFixed(0)}–${Math.max(...sizes).toFixed(0)} MB over ${afterExpiry.length} samples`);
+  const rss = afterExpiry.map((s) => s.serverRssMb);
+  console.log(`server RSS after the first expiry: ${Math.min(...rss).toFixed(0)}–${Math.max(...rss).toFixed(0)} MB`);
+  const lookups = afterExpiry.map((s) => s.lookupP95);
+  console.log(`key page p95 after the first expiry: ${Math.min(...lookups).toFixed(1)}–${Math.max(...lookups).toFixed(1)} ms`);
+}
+console.log(best > 0 ? `highest rate sustained: ${fmt(best)} events/s` : "no rate was sustained");
+
+await server.stop();
+await Promise.all(drivers.map((d) => d.close()));
+await setup.close();
+await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);

@@ -1,0 +1,147 @@
+import { logger } from "../log.ts";
+import type { SqlDriver, SqlSession } from "../store/driver.ts";
+import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
+import type { Retention } from "../store/retention-config.ts";
+
+/**
+ * The retention job (docs/deploy.md#retention), run by one server at a time (lib/store/leadership.ts): makes the
+ * next event partitions ahead of the writers, drops the partitions of raw events older than
+ * DUPSCOPE_RETENTION_EVENTS, and deletes the verdicts, key diagnoses, rollups and alert history older than
+ * DUPSCOPE_RETENTION_VERDICTS. Each run is logged and stored in retention_runs, which /api/health shows.
+ */
+
+/** Partitions made ahead of the current one, so a day's first writer never waits on a CREATE TABLE. */
+const PARTITIONS_AHEAD = 2;
+/** Rows per DELETE statement: a run never holds locks on a huge set, and writers keep going between batches. */
+const DELETE_BATCH = 5000;
+
+export interface RetentionRunReport {
+  ranAt: number;
+  eventsBefore: number;
+  verdictsBefore: number;
+  droppedPartitions: string[];
+  /** Expired partitions a long read kept locked; the next run drops them. */
+  waitingPartitions: string[];
+  deleted: Record<string, number>;
+}
+
+/** Deletes, batch by batch, the rows `select` names (by ctid) from `table`, and returns how many went. */
+async function deleteInBatches(session: SqlSession, table: string, where: string, params: unknown[]): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await session.run(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ${DELETE_BATCH}))`, params);
+    total += n;
+    if (n < DELETE_BATCH) return total;
+  }
+}
+
+/**
+ * A key's verdicts go with its key diagnosis, by key: a key still active keeps its older verdicts, so the key page
+ * never shows half a history. Deleting verdicts runs the rollup triggers, which take them out of the rollups.
+ */
+async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ keys: number; verdicts: number }> {
+  let keys = 0;
+  let verdicts = 0;
+  for (;;) {
+    const batch = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts < $1 ORDER BY biz_key LIMIT ${DELETE_BATCH}`, [before]);
+    if (batch.length === 0) return { keys, verdicts };
+    const names = batch.map((r) => r.biz_key);
+    await driver.transaction(async (tx) => {
+      verdicts += await tx.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [names]);
+      keys += await tx.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[]) AND last_ts < $2`, [names, before]);
+    });
+    if (batch.length < DELETE_BATCH) return { keys, verdicts };
+  }
+}
+
+export async function runRetentionOnce(driver: SqlDriver, retention: Retention, now = Date.now()): Promise<RetentionRunReport> {
+  const eventsBefore = now - retention.eventsMs;
+  const verdictsBefore = now - retention.verdictsMs;
+  const span = await partitionSpan(driver);
+  await ensureEventPartitions(driver, Array.from({ length: PARTITIONS_AHEAD + 1 }, (_, i) => minuteOf(now + i * span)));
+  const { dropped, waiting } = await dropEventPartitionsBefore(driver, eventsBefore);
+  const at = new Date(verdictsBefore);
+  const { keys, verdicts } = await deleteExpiredKeys(driver, verdictsBefore);
+  const deleted = await driver.session(async (session) => {
+    return {
+      keyDiagnoses: keys,
+      verdicts,
+      // After the verdicts: their delete trigger updates these rows, which would otherwise come back.
+      duplicateRollups: await deleteInBatches(session, "duplicate_rollups", "minute < $1", [verdictsBefore]),
+      keyRollups: await deleteInBatches(session, "key_rollups", "minute < $1", [verdictsBefore]),
+      rebalanceRollups: await deleteInBatches(session, "rebalance_rollups", "slot < $1", [verdictsBefore]),
+      countedVerdicts: await deleteInBatches(session, "metric_verdicts_counted", "counted_at < $1", [at]),
+      alertNotifications: await deleteInBatches(session, "alert_notifications", "created_at < $1", [at]),
+      alertFirings: await deleteInBatches(session, "alert_firings", "resolved_at < $1", [at]),
+      probeRuns: await deleteInBatches(session, "probe_runs", "probed_at < $1", [at]),
+      // A mark asks to re-diagnose keys around keyless events; once those events are gone it can only mislead.
+      diagnosisMarks: await deleteInBatches(session, "diagnosis_marks", "to_ts < $1", [eventsBefore]),
+      retentionRuns: await deleteInBatches(session, "retention_runs", "ran_at < $1", [at]),
+    };
+  });
+  const report: RetentionRunReport = { ranAt: now, eventsBefore, verdictsBefore, droppedPartitions: dropped, waitingPartitions: waiting, deleted };
+  await driver.run(`INSERT INTO retention_runs (ran_at, events_before, verdicts_before, dropped_partitions, deleted) VALUES ($1, $2, $3, $4, $5)`, [
+    new Date(now),
+    eventsBefore,
+    verdictsBefore,
+    dropped,
+    JSON.stringify({ ...deleted, ...(waiting.length > 0 ? { waitingPartitions: waiting.length } : {}) }),
+  ]);
+  return report;
+}
+
+export interface RetentionJobHandle {
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
+
+export function retentionIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.DUPSCOPE_RETENTION_INTERVAL_MS?.trim();
+  if (!raw) return DEFAULT_RETENTION_INTERVAL_MS;
+  const ms = Number(raw);
+  if (!Number.isSafeInteger(ms) || ms < 1000) throw new Error(`DUPSCOPE_RETENTION_INTERVAL_MS must be a whole number of ms, at least 1000, got "${raw}"`);
+  return ms;
+}
+
+/** Runs the job now and every `intervalMs`, one run at a time; a failed run is logged and recorded, and retried next time. */
+export function startRetentionJob(driver: SqlDriver, retention: Retention, intervalMs: number): RetentionJobHandle {
+  const log = logger.child({ component: "retention" });
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    if (stopped) return;
+    const started = Date.now();
+    try {
+      const report = await runRetentionOnce(driver, retention);
+      const removed = Object.fromEntries(Object.entries(report.deleted).filter(([, n]) => n > 0));
+      log.info(
+        { droppedPartitions: report.droppedPartitions, waitingPartitions: report.waitingPartitions, deleted: removed, eventsBefore: new Date(report.eventsBefore).toISOString(), verdictsBefore: new Date(report.verdictsBefore).toISOString(), ms: Date.now() - started },
+        report.droppedPartitions.length > 0 || Object.keys(removed).length > 0 ? "retention removed expired data" : "retention: nothing expired",
+      );
+      if (report.waitingPartitions.length > 0) log.warn({ partitions: report.waitingPartitions }, "expired partitions locked by a long read; dropped next run");
+    } catch (error) {
+      log.error({ err: error }, "retention run failed; will retry");
+      await driver
+        .run(`INSERT INTO retention_runs (events_before, verdicts_before, dropped_partitions, deleted, error) VALUES ($1, $2, '{}', '{}', $3)`, [
+          started - retention.eventsMs,
+          started - retention.verdictsMs,
+          error instanceof Error ? error.message : String(error),
+        ])
+        .catch(() => {});
+    }
+  };
+  running = tick();
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, intervalMs);
+  timer.unref();
+  log.info({ eventsMs: retention.eventsMs, verdictsMs: retention.verdictsMs, intervalMs }, "retention job started");
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

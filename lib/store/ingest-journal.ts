@@ -1,0 +1,264 @@
+import type { NormalizedEvent } from "../events/model.ts";
+import type { SqlDriver, SqlSession } from "./driver.ts";
+
+/**
+ * The ingest journal (prisma/migrations/…_ingest_journal): what a batch of newly stored events asks of the rest
+ * of the store — keys to diagnose, marks for keyless events, per-source counts, counters, rebalance rollups —
+ * written by the writer as one row in the transaction that stores the batch, and folded into the queue, counters
+ * and rollups later by the diagnosis workers (foldJournal).
+ *
+ * Statement triggers on `events` used to do this work inside every write: each batch scanned its transition table
+ * three times and upserted the same few counter rows, so concurrent writers queued behind each other's row locks
+ * until commit. Now a write is the COPY plus one row, and the fold upserts each counter once per many batches.
+ */
+
+/** The fields of one stored event that the fold needs; kept per row so a batch with repeats is journaled exactly. */
+export interface Contribution {
+  id: string;
+  ts: number;
+  bizKey: string | null;
+  msgId: string | null;
+  group: string | null;
+  topic: string | null;
+  source: string;
+  kind: string;
+  /** detail.layer, detail.decision (undefined: no such key) and detail.action, as `detail->>…` reads them. */
+  layer: string | null;
+  decision: string | null | undefined;
+  action: string | null;
+}
+
+/** `detail->>'name'`: strings as they are, other JSON values as their text, absent or null as null. */
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+export function contributionOf(e: NormalizedEvent): Contribution {
+  const detail = e.detail as Record<string, unknown>;
+  return {
+    id: e.id,
+    ts: e.ts,
+    bizKey: e.bizKey,
+    msgId: e.msgId,
+    group: e.group,
+    topic: e.topic,
+    source: e.source,
+    kind: e.kind,
+    layer: textOf(detail.layer),
+    decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
+    action: textOf(detail.action),
+  };
+}
+
+/**
+ * Collector ids are "<format>:<32 hex>…" (collectors/record-fingerprint.ts); anything else, including the server's
+ * content hashes ("sha256:…"), arrived as a normalized event.
+ */
+export function formatOfId(id: string): string {
+  const format = /^([a-z][a-z0-9-]{0,40}):[0-9a-f]{32}/.exec(id)?.[1];
+  return format === undefined || format === "sha256" ? "events" : format;
+}
+
+/** Rebalance actions that change who owns a queue; must match OWNERSHIP_ACTIONS in lib/queries/overview.ts. */
+const OWNERSHIP_ACTIONS = new Set(["result", "add", "remove", "assign", "revoke", "lost", "dropped_without_result"]);
+const DEDUP_KINDS = new Set(["dedup", "business_effect"]);
+const SLOT_MS = 10_000;
+
+export interface JournalBatch {
+  keys: string[];
+  /** msgIds of keyless events (client-log timeouts, transaction check-backs): they belong to that message's keys. */
+  keylessMsgIds: string[];
+  /** Keyless events of a group change the context of its keys around them: [group, from ts, to ts]. */
+  marks: [string, number, number][];
+  /** [source, format, events, max ts] */
+  sources: [string, string, number, number][];
+  /** [group, layer, decision, count] for dedup decisions and business effects that state one. */
+  decisions: [string, string, string | null, number][];
+  /** [group, topic, count] of rebalance events. */
+  rebalances: [string, string, number][];
+  /** [10-second slot, group, topic, count] of ownership changes, for the groups page. */
+  slots: [number, string, string, number][];
+}
+
+function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by = 1): void {
+  const entry = map.get(id);
+  if (entry) entry.n += by;
+  else map.set(id, { key, n: by });
+}
+
+export function journalOf(rows: Iterable<Contribution>): JournalBatch {
+  const keys = new Set<string>();
+  const keyless = new Set<string>();
+  const marks = new Map<string, [string, number, number]>();
+  const sources = new Map<string, [string, string, number, number]>();
+  const decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
+  const rebalances = new Map<string, { key: [string, string]; n: number }>();
+  const slots = new Map<string, { key: [number, string, string]; n: number }>();
+  for (const r of rows) {
+    if (r.bizKey !== null) keys.add(r.bizKey);
+    else {
+      if (r.msgId !== null) keyless.add(r.msgId);
+      if (r.group !== null) {
+        const mark = marks.get(r.group);
+        if (mark) {
+          mark[1] = Math.min(mark[1], r.ts);
+          mark[2] = Math.max(mark[2], r.ts);
+        } else marks.set(r.group, [r.group, r.ts, r.ts]);
+      }
+    }
+    const format = formatOfId(r.id);
+    const sourceId = JSON.stringify([r.source, format]);
+    const source = sources.get(sourceId);
+    if (source) {
+      source[2] += 1;
+      source[3] = Math.max(source[3], r.ts);
+    } else sources.set(sourceId, [r.source, format, 1, r.ts]);
+    if (DEDUP_KINDS.has(r.kind) && r.decision !== undefined) {
+      const key: [string, string, string | null] = [r.group ?? "", r.layer ?? "", r.decision];
+      bump(decisions, JSON.stringify(key), key);
+    }
+    if (r.kind === "rebalance") {
+      const key: [string, string] = [r.group ?? "", r.topic ?? ""];
+      bump(rebalances, JSON.stringify(key), key);
+      if (r.group !== null && r.action !== null && OWNERSHIP_ACTIONS.has(r.action)) {
+        const slot: [number, string, string] = [Math.floor(r.ts / SLOT_MS) * SLOT_MS, r.group, r.topic ?? ""];
+        bump(slots, JSON.stringify(slot), slot);
+      }
+    }
+  }
+  return {
+    keys: [...keys],
+    keylessMsgIds: [...keyless],
+    marks: [...marks.values()],
+    sources: [...sources.values()],
+    decisions: [...decisions.values()].map(({ key, n }) => [...key, n]),
+    rebalances: [...rebalances.values()].map(({ key, n }) => [...key, n]),
+    slots: [...slots.values()].map(({ key, n }) => [...key, n]),
+  };
+}
+
+/** Writes the journal row of a batch, in the session (and transaction) that stored it. Nothing stored, nothing written. */
+export async function writeJournal(session: SqlSession, rows: Contribution[]): Promise<void> {
+  if (rows.length === 0) return;
+  const { keys, keylessMsgIds, ...rest } = journalOf(rows);
+  await session.run(`INSERT INTO ingest_journal (keys, keyless_msg_ids, batch) VALUES ($1::text[], $2::text[], $3::jsonb)`, [keys, keylessMsgIds, JSON.stringify(rest)]);
+}
+
+/** Journal rows folded per transaction: enough to merge many batches' counters, few enough to keep it short. */
+const FOLD_ROWS = 200;
+
+/**
+ * Folds up to FOLD_ROWS journal rows into the diagnosis queue, the marks, ingest_sources, metric_counters and the
+ * rebalance rollups, and deletes them, in one transaction: a process killed meanwhile folds nothing, and the rows
+ * wait for the next worker. Rows another worker is folding are skipped (SKIP LOCKED), and every upsert runs in one
+ * sorted order, so concurrent folds neither block for long nor deadlock. Returns how many rows were folded.
+ */
+export async function foldJournal(driver: SqlDriver, limit = FOLD_ROWS): Promise<number> {
+  return driver.transaction(async (tx) => {
+    const taken = await tx.query<TakenRow & { id: string }>(
+      `SELECT id, keys, keyless_msg_ids, batch, written_at FROM ingest_journal ORDER BY id LIMIT ${Math.floor(limit)} FOR UPDATE SKIP LOCKED`,
+    );
+    if (taken.length === 0) return 0;
+    await applyBatches(tx, taken);
+    await tx.run(`DELETE FROM ingest_journal WHERE id = ANY($1::bigint[])`, [taken.map((t) => t.id)]);
+    return taken.length;
+  });
+}
+
+type TakenRow = { keys: string[]; keyless_msg_ids: string[]; batch: Omit<JournalBatch, "keys" | "keylessMsgIds">; written_at: Date };
+
+async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<void> {
+  const keys = new Set<string>();
+  const keyless = new Set<string>();
+  const marks: [string, number, number][] = [];
+  const sources = new Map<string, [string, string, number, number, number]>();
+  const decisions = new Map<string, [string, string, string | null, number]>();
+  const rebalances = new Map<string, [string, string, number]>();
+  const slots = new Map<string, [number, string, string, number]>();
+  for (const row of taken) {
+    for (const k of row.keys) keys.add(k);
+    for (const m of row.keyless_msg_ids) keyless.add(m);
+    marks.push(...row.batch.marks);
+    const at = new Date(row.written_at).getTime();
+    for (const [source, format, n, maxTs] of row.batch.sources) {
+      const id = JSON.stringify([source, format]);
+      const s = sources.get(id);
+      if (s) {
+        s[2] += n;
+        s[3] = Math.max(s[3], maxTs);
+        s[4] = Math.max(s[4], at);
+      } else sources.set(id, [source, format, n, maxTs, at]);
+    }
+    for (const [group, layer, decision, n] of row.batch.decisions) {
+      const id = JSON.stringify([group, layer, decision]);
+      const d = decisions.get(id);
+      if (d) d[3] += n;
+      else decisions.set(id, [group, layer, decision, n]);
+    }
+    for (const [group, topic, n] of row.batch.rebalances) {
+      const id = JSON.stringify([group, topic]);
+      const r = rebalances.get(id);
+      if (r) r[2] += n;
+      else rebalances.set(id, [group, topic, n]);
+    }
+    for (const [slot, group, topic, n] of row.batch.slots) {
+      const id = JSON.stringify([slot, group, topic]);
+      const s = slots.get(id);
+      if (s) s[3] += n;
+      else slots.set(id, [slot, group, topic, n]);
+    }
+  }
+  const cols = <T extends unknown[], V>(rows: T[], i: number, as: (v: T[number]) => V = (v) => v as V) => rows.map((r) => as(r[i]));
+
+  // In key order, so folds sharing keys take the queue's row locks in the same order.
+  await session.run(
+    `INSERT INTO diagnosis_queue (biz_key)
+       SELECT k FROM (
+         SELECT unnest($1::text[]) AS k
+         UNION
+         SELECT e.biz_key FROM events e WHERE e.msg_id = ANY($2::text[]) AND e.biz_key IS NOT NULL
+       ) AS keys ORDER BY k
+     ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL`,
+    [[...keys], [...keyless]],
+  );
+  if (marks.length > 0) {
+    await session.run(`INSERT INTO diagnosis_marks (group_name, from_ts, to_ts) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])`, [
+      cols(marks, 0), cols(marks, 1), cols(marks, 2),
+    ]);
+  }
+  const s = [...sources.values()];
+  await session.run(
+    `INSERT INTO ingest_sources AS s (source, format, events, max_ts, last_ingested_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::timestamptz[]) ORDER BY 1, 2
+     ON CONFLICT (source, format) DO UPDATE SET events = s.events + EXCLUDED.events,
+       max_ts = GREATEST(s.max_ts, EXCLUDED.max_ts), last_ingested_at = GREATEST(s.last_ingested_at, EXCLUDED.last_ingested_at)`,
+    [cols(s, 0), cols(s, 1), cols(s, 2), cols(s, 3), cols(s, 4, (v) => new Date(v as number))],
+  );
+  const d = [...decisions.values()];
+  const r = [...rebalances.values()];
+  if (d.length + r.length > 0) {
+    // Labels are canonical jsonb text, as /api/metrics and the alert conditions read them.
+    await session.run(
+      `INSERT INTO metric_counters AS c (name, labels, value)
+         SELECT n, l, sum(v) FROM (
+           SELECT 'dedup_decisions' AS n, jsonb_build_object('group', g, 'layer', y, 'decision', dd)::text AS l, v
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(g, y, dd, v)
+           UNION ALL
+           SELECT 'rebalances', jsonb_build_object('group', g, 'topic', t)::text, v
+             FROM unnest($5::text[], $6::text[], $7::bigint[]) AS u(g, t, v)
+         ) x GROUP BY n, l ORDER BY n, l
+       ON CONFLICT (name, labels) DO UPDATE SET value = c.value + EXCLUDED.value`,
+      [cols(d, 0), cols(d, 1), cols(d, 2), cols(d, 3), cols(r, 0), cols(r, 1), cols(r, 2)],
+    );
+  }
+  const sl = [...slots.values()];
+  if (sl.length > 0) {
+    await session.run(
+      `INSERT INTO rebalance_rollups AS r (slot, group_name, topic, lines)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[]) AS u(s, g, t, n) ORDER BY g, s, t
+       ON CONFLICT (group_name, slot, topic) DO UPDATE SET lines = r.lines + EXCLUDED.lines`,
+      [cols(sl, 0), cols(sl, 1), cols(sl, 2), cols(sl, 3)],
+    );
+  }
+}

@@ -1,0 +1,211 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { NormalizedEvent } from "../../lib/events/model.ts";
+import { validateEvent } from "../../lib/events/validate.ts";
+import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
+import { runRetentionOnce } from "../../lib/retention/job.ts";
+import { insertEvents } from "../../lib/store/events-repo.ts";
+import { foldJournal } from "../../lib/store/ingest-journal.ts";
+import { applyMigrations, loadMigrations } from "../../lib/store/migrations.ts";
+import { openStore, type Store } from "../../lib/store/open.ts";
+import { DAY_MS, dayOf, eventPartitions } from "../../lib/store/partitions.ts";
+import { acceptedTs, retentionFromEnv, type Retention } from "../../lib/store/retention-config.ts";
+import { keyReport } from "../../lib/views/key-report.ts";
+import { storeHealth } from "../../lib/views/health.ts";
+import { orderStory } from "../helpers/events.ts";
+import { backends } from "../helpers/stores.ts";
+
+/**
+ * Retention on both stores (issue 16): raw events live in day partitions that the job drops whole, verdicts and
+ * what hangs off them are deleted later, and ingest refuses what is already expired. Times are relative to now,
+ * as the job's are: these tests hold whatever day they run on.
+ */
+
+const NOW = Date.now();
+const TODAY = dayOf(NOW) * DAY_MS;
+const WEEK: Retention = { eventsMs: 7 * DAY_MS, verdictsMs: 90 * DAY_MS };
+/** Accepts anything of the last 30 days: to put old events in place before a retention run. */
+const MONTH = acceptedTs({ eventsMs: 30 * DAY_MS, verdictsMs: 90 * DAY_MS }, NOW);
+
+function events(inputs: unknown[]): NormalizedEvent[] {
+  return inputs.map((input) => {
+    const result = validateEvent(input);
+    if (!result.ok) throw new Error(result.reason);
+    return result.event;
+  });
+}
+
+/** The order story of tests/helpers/events.ts, moved to start at `at`, under its own key. */
+function storyAt(at: number, bizKey: string): NormalizedEvent[] {
+  const story = orderStory(bizKey);
+  const shift = at - Number(story[0]!.ts);
+  return events(story.map((e) => ({ ...e, ts: Number(e.ts) + shift, msgId: `${bizKey}-MSG` })));
+}
+
+function lifecycle(id: string, ts: number) {
+  return { id, kind: "instance_lifecycle", ts, broker: "rocketmq", group: "pay-consumer", instance: "10.0.0.5@4121", detail: { action: "start" }, source: "test:retention" };
+}
+
+const count = async (store: Store, sql: string, params: unknown[] = []) => Number((await store.driver.query<{ n: string }>(sql, params))[0]!.n);
+
+for (const backend of backends) {
+  describe(`retention on ${backend.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+
+    before(async () => {
+      const created = await backend.create();
+      dispose = created.dispose;
+      store = await openStore(created.config);
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
+
+    it("stores each day's events in that day's partition, and drops exactly the days older than the retention", async () => {
+      const days = [-10, -8, -7, -2, 0].map((d) => TODAY + d * DAY_MS + 3_600_000);
+      const stored = await insertEvents(store.driver, events(days.map((ts, i) => lifecycle(`day-${i}`, ts))), MONTH);
+      assert.equal(stored.accepted, 5);
+      const made = (await eventPartitions(store.driver)).map((p) => p.from);
+      assert.deepEqual(made, days.map((ts) => dayOf(ts) * DAY_MS));
+
+      // One day less than a week before now, 7 days ago 01:00 is still kept: its day ends after now - 7 days.
+      const report = await runRetentionOnce(store.driver, WEEK, NOW);
+      const name = (ts: number) => `events_p${new Date(ts).toISOString().slice(0, 10).replaceAll("-", "")}`;
+      assert.deepEqual(report.droppedPartitions, [name(days[0]!), name(days[1]!)]);
+      assert.deepEqual(report.waitingPartitions, []);
+      const left = (await eventPartitions(store.driver)).map((p) => p.name);
+      assert.deepEqual(left, [name(days[2]!), name(days[3]!), name(TODAY), name(TODAY + DAY_MS), name(TODAY + 2 * DAY_MS)], "kept days and two made ahead");
+      assert.deepEqual(
+        (await store.driver.query<{ id: string }>(`SELECT id FROM events WHERE source = 'test:retention' ORDER BY ts`)).map((r) => r.id),
+        ["day-2", "day-3", "day-4"],
+      );
+
+      const again = await runRetentionOnce(store.driver, WEEK, NOW);
+      assert.deepEqual(again.droppedPartitions, [], "a second run finds nothing to drop");
+    });
+
+    it("refuses an event older than the retention, also one whose partition is gone, and one more than a day ahead", async () => {
+      const window = acceptedTs(WEEK, NOW);
+      const expired = lifecycle("day-0", TODAY - 10 * DAY_MS + 3_600_000);
+      const ahead = lifecycle("ahead", NOW + 2 * DAY_MS);
+      const fresh = lifecycle("fresh", NOW - 60_000);
+      const before = (await eventPartitions(store.driver)).length;
+      const result = await insertEvents(store.driver, events([expired, ahead, fresh]), window);
+      assert.equal(result.accepted, 1);
+      assert.equal(result.outOfWindow, 2);
+      assert.deepEqual(result.rejected.map((r) => r.index), [0, 1]);
+      assert.match(result.rejected[0]!.reason, /^expired: its time \S+ is older than the raw-event retention \(before \S+; DUPSCOPE_RETENTION_EVENTS\)$/);
+      assert.match(result.rejected[1]!.reason, /more than a day ahead of this server's clock/);
+      assert.equal((await eventPartitions(store.driver)).length, before, "no partition made for a refused event");
+      assert.equal(await count(store, `SELECT count(*) AS n FROM events WHERE id IN ('day-0', 'ahead')`), 0);
+    });
+
+    it("stores a record once however often it is sent, also in a batch across midnight and after a day was dropped", async () => {
+      const midnight = TODAY - DAY_MS;
+      const batch = events([lifecycle("before-midnight", midnight - 1), lifecycle("at-midnight", midnight), lifecycle("after-midnight", midnight + 1)]);
+      const first = await insertEvents(store.driver, batch, MONTH);
+      assert.deepEqual([first.accepted, first.duplicates], [3, 0]);
+      const second = await insertEvents(store.driver, [...batch, ...batch], MONTH);
+      assert.deepEqual([second.accepted, second.duplicates, second.rejected.length], [0, 6, 0]);
+      const alone = await insertEvents(store.driver, [batch[2]!], MONTH);
+      assert.deepEqual([alone.accepted, alone.duplicates], [0, 1]);
+      const rows = await store.driver.query<{ id: string; part: string }>(
+        `SELECT id, tableoid::regclass::text AS part FROM events WHERE id LIKE '%midnight' ORDER BY ts`,
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.id, r.part.replaceAll('"', "")]),
+        [
+          ["before-midnight", `events_p${new Date(midnight - 1).toISOString().slice(0, 10).replaceAll("-", "")}`],
+          ["at-midnight", `events_p${new Date(midnight).toISOString().slice(0, 10).replaceAll("-", "")}`],
+          ["after-midnight", `events_p${new Date(midnight).toISOString().slice(0, 10).replaceAll("-", "")}`],
+        ],
+      );
+    });
+
+    it("keeps a key's verdict after its raw events expire, and the key page says so", async () => {
+      const key = "ORDER-RET-0001";
+      await insertEvents(store.driver, storyAt(TODAY - 9 * DAY_MS + 3_600_000, key), MONTH);
+      await drainQueue(store.driver);
+      const live = await keyReport(store.driver, key);
+      assert.equal(live?.expired, undefined);
+      assert.equal(live?.duplicates.length, 1);
+
+      await runRetentionOnce(store.driver, WEEK, NOW);
+      assert.equal(await count(store, `SELECT count(*) AS n FROM events WHERE biz_key = $1`, [key]), 0);
+      const kept = await keyReport(store.driver, key);
+      assert.ok(kept?.expired, "the report says its raw events expired");
+      assert.equal(kept.events.length, 0);
+      assert.deepEqual(
+        kept.duplicates.map((v) => [v.cause, v.outcome, v.summary]),
+        live!.duplicates.map((v) => [v.cause, v.outcome, v.summary]),
+        "the stored verdict, worded as before",
+      );
+      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
+    });
+
+    it("deletes verdicts, key diagnoses and rollups older than their own retention, and shows its runs on /api/health", async () => {
+      const key = "ORDER-RET-0002";
+      await insertEvents(store.driver, storyAt(TODAY - 3 * DAY_MS, key), MONTH);
+      await drainQueue(store.driver);
+      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
+      const rollups = `SELECT count(*) AS n FROM duplicate_rollups WHERE minute < $1`;
+      assert.ok((await count(store, rollups, [NOW - 2 * DAY_MS])) > 0);
+
+      const report = await runRetentionOnce(store.driver, { eventsMs: DAY_MS, verdictsMs: 2 * DAY_MS }, NOW);
+      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
+      assert.equal(await count(store, `SELECT count(*) AS n FROM key_diagnoses WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
+      assert.equal(await count(store, rollups, [NOW - 2 * DAY_MS]), 0, "no rollup row outlives its verdicts");
+      assert.ok(report.deleted.verdicts! >= 2 && report.deleted.keyDiagnoses! >= 2);
+
+      const health = await storeHealth(store);
+      assert.equal(health.status, "ok");
+      assert.ok("retention" in health && health.retention);
+      assert.equal(health.retention.eventsMs, retentionFromEnv().eventsMs, "the configured retention");
+      assert.equal(health.retention.lastRun?.ranAt, new Date(NOW).toISOString());
+      assert.deepEqual(health.retention.lastRun?.droppedPartitions, report.droppedPartitions);
+      assert.equal(health.retention.lastError, null);
+      assert.equal(health.retention.partitions.newest, new Date(TODAY + 2 * DAY_MS).toISOString().slice(0, 10));
+    });
+  });
+
+  describe(`upgrading a store on ${backend.name} to day partitions`, () => {
+    it("moves the stored events into their days without counting or queueing them again", async () => {
+      const created = await backend.create();
+      const all = loadMigrations();
+      const cut = all.findIndex((m) => m.name.endsWith("_partitioned_events"));
+      const store = await openStore(created.config, { migrate: false });
+      const driver = store.driver;
+      try {
+        await applyMigrations(driver, all.slice(0, cut));
+        const story = storyAt(TODAY - 2 * DAY_MS, "ORDER-UPGRADE");
+        await driver.run(
+          `INSERT INTO events (id, kind, ts, ts_precision, biz_key, msg_id, broker, group_name, instance, detail, source)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::text[])`,
+          [
+            story.map((e) => e.id), story.map((e) => e.kind), story.map((e) => e.ts), story.map((e) => e.tsPrecision), story.map((e) => e.bizKey),
+            story.map((e) => e.msgId), story.map((e) => e.broker), story.map((e) => e.group), story.map((e) => e.instance),
+            story.map((e) => JSON.stringify(e.detail)), story.map((e) => e.source),
+          ],
+        );
+        const counted = await driver.query(`SELECT source, format, events FROM ingest_sources ORDER BY 1, 2`);
+        await driver.run(`DELETE FROM diagnosis_queue`);
+
+        await applyMigrations(driver, all);
+        const rows = await driver.query<{ part: string }>(`SELECT DISTINCT tableoid::regclass::text AS part FROM events`);
+        assert.deepEqual(rows.map((r) => r.part.replaceAll('"', "")), [`events_p${new Date(TODAY - 2 * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "")}`]);
+        assert.equal(Number((await driver.query<{ n: string }>(`SELECT count(*) AS n FROM events`))[0]!.n), story.length);
+        assert.deepEqual(await driver.query(`SELECT source, format, events FROM ingest_sources ORDER BY 1, 2`), counted, "not counted twice");
+        assert.equal(Number((await driver.query<{ n: string }>(`SELECT count(*) AS n FROM diagnosis_queue`))[0]!.n), 0, "not queued again");
+        const more = await insertEvents(driver, storyAt(TODAY - DAY_MS, "ORDER-AFTER"), MONTH);
+        assert.equal(more.accepted, story.length);
+        assert.equal(await foldJournal(driver), 1, "new events are journaled");
+        assert.equal(Number((await driver.query<{ n: string }>(`SELECT count(*) AS n FROM diagnosis_queue`))[0]!.n), 1, "and queued by the fold");
+      } finally {
+        await store.close();
+        await created.dispose();
+      }
+    });
+  });
+}

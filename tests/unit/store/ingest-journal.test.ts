@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { NormalizedEvent } from "../../../lib/events/model.ts";
+import { contributionOf, formatOfId, journalOf } from "../../../lib/store/ingest-journal.ts";
+
+const HEX = "0123456789abcdef0123456789abcdef";
+const T = Date.UTC(2026, 10, 30, 4, 0, 0);
+
+function event(over: Partial<NormalizedEvent>): NormalizedEvent {
+  return {
+    id: `rocketmq-trace:${HEX}`, kind: "consume_start", ts: T, tsPrecision: "ms", bizKey: null, msgId: null, offsetMsgId: null, broker: "rocketmq",
+    topic: null, group: null, queue: null, queueOffset: null, instance: null, retryTimes: null, redelivered: null, success: null, detail: {}, source: "s",
+    ...over,
+  };
+}
+
+describe("ingest journal", () => {
+  it("names a collector's format by its id prefix, and anything else as normalized events", () => {
+    assert.equal(formatOfId(`rocketmq-client-log:${HEX}`), "rocketmq-client-log");
+    assert.equal(formatOfId(`otlp-traces:${HEX}:2`), "otlp-traces");
+    assert.equal(formatOfId(`sha256:${HEX}`), "events", "the server's content hash");
+    assert.equal(formatOfId("order-42-consumed"), "events");
+    assert.equal(formatOfId(`Rocketmq:${HEX}`), "events", "upper case is no collector's name");
+  });
+
+  it("reads detail fields as detail->>'…' does: strings as they are, other values as JSON text, a null decision as a decision", () => {
+    assert.deepEqual(
+      ([{ layer: "redis", decision: "pass" }, { layer: 3, decision: null }, {}] as NormalizedEvent["detail"][]).map((detail) => {
+        const c = contributionOf(event({ kind: "dedup", detail }));
+        return [c.layer, c.decision];
+      }),
+      [["redis", "pass"], ["3", null], [null, undefined]],
+    );
+  });
+
+  it("sums a batch into what the queue, marks, counters and rollups need", () => {
+    const rows = [
+      event({ id: `rocketmq-trace:${HEX}:1`, bizKey: "K1", msgId: "M1", group: "cg", ts: T }),
+      event({ id: `rocketmq-trace:${HEX}:2`, bizKey: "K1", msgId: "M1", group: "cg", ts: T + 5 }),
+      event({ id: `dedup-log:${HEX}`, kind: "dedup", bizKey: "K2", group: "cg", detail: { layer: "redis", decision: "hit" }, source: "d", ts: T + 7 }),
+      event({ id: `dedup-log:${HEX}:b`, kind: "business_effect", bizKey: "K2", group: "cg", detail: { decision: "executed" }, source: "d", ts: T + 9 }),
+      event({ id: `dedup-log:${HEX}:c`, kind: "business_effect", bizKey: "K3", group: "cg", detail: {}, source: "d", ts: T + 9 }),
+      event({ id: `rocketmq-client-log:${HEX}:1`, kind: "rebalance", group: "cg", topic: "t", detail: { action: "add" }, source: "c", ts: T + 10_001 }),
+      event({ id: `rocketmq-client-log:${HEX}:2`, kind: "rebalance", group: "cg", topic: "t", detail: { action: "drop_timeout" }, source: "c", ts: T + 3 }),
+      event({ id: `rocketmq-client-log:${HEX}:3`, kind: "consume_end", msgId: "M9", group: "cg", source: "c", ts: T + 20_000 }),
+      event({ id: `rocketmq-broker-log:${HEX}`, kind: "rebalance", topic: "t", detail: { action: "add" }, source: "b", ts: T }),
+    ].map(contributionOf);
+    const j = journalOf(rows);
+    assert.deepEqual(j.keys, ["K1", "K2", "K3"]);
+    assert.deepEqual(j.keylessMsgIds, ["M9"]);
+    assert.deepEqual(j.marks, [["cg", T + 3, T + 20_000]], "the keyless lines of a group, from the first to the last");
+    assert.deepEqual(j.sources, [
+      ["s", "rocketmq-trace", 2, T + 5],
+      ["d", "dedup-log", 3, T + 9],
+      ["c", "rocketmq-client-log", 3, T + 20_000],
+      ["b", "rocketmq-broker-log", 1, T],
+    ]);
+    assert.deepEqual(j.decisions, [["cg", "redis", "hit", 1], ["cg", "", "executed", 1]], "only events that state a decision");
+    assert.deepEqual(j.rebalances, [["cg", "t", 2], ["", "t", 1]]);
+    assert.deepEqual(j.slots, [[T + 10_000, "cg", "t", 1]], "ownership changes of a group, by 10-second slot");
+  });
+});
