@@ -15,6 +15,8 @@ export const dayOf = (ts: number) => Math.floor(ts / DAY_MS);
 
 export interface EventPartition {
   name: string;
+  /** A detach that did not finish (lib/retention/job.ts finishes it). */
+  detachPending: boolean;
   /** First ms the partition holds, and the first of the next. */
   from: number;
   to: number;
@@ -94,32 +96,43 @@ const BOUNDS = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/;
 
 /** The partitions that exist now, oldest first. */
 export async function eventPartitions(driver: SqlSession): Promise<EventPartition[]> {
-  const rows = await driver.query<{ name: string; bounds: string }>(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bounds
+  const rows = await driver.query<{ name: string; bounds: string; pending: boolean }>(
+    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bounds, i.inhdetachpending AS pending
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass`,
   );
   return rows
     .flatMap((r) => {
       const m = BOUNDS.exec(r.bounds);
-      return m ? [{ name: r.name, from: Number(m[1]), to: Number(m[2]) }] : [];
+      return m ? [{ name: r.name, detachPending: r.pending, from: Number(m[1]), to: Number(m[2]) }] : [];
     })
     .sort((a, b) => a.from - b.from);
 }
 
 /**
- * Drops the partitions that end at or before `before`. DROP takes an exclusive lock on `events`; behind a long read
- * it would queue every writer, so it gives up after a few seconds and the next run tries again.
+ * Drops the partitions that end at or before `before`. On PostgreSQL each is first detached CONCURRENTLY, which
+ * waits for the reads using it without stopping anyone else; a plain DROP would lock `events` exclusively and,
+ * behind one long read, queue every writer and reader. A detach that cannot get its locks within a few seconds is
+ * left pending and finished by the next run. PGlite is one connection: nothing runs beside the DROP there.
  */
 export async function dropEventPartitionsBefore(driver: SqlDriver, before: number): Promise<{ dropped: string[]; waiting: string[] }> {
   const expired = (await eventPartitions(driver)).filter((p) => p.to <= before);
   const dropped: string[] = [];
   const waiting: string[] = [];
   for (const partition of expired) {
+    const table = `"${partition.name}"`;
     try {
-      await driver.transaction(async (tx) => {
-        await tx.exec(`SET LOCAL lock_timeout = '5s'`);
-        await tx.exec(`DROP TABLE "${partition.name}"`);
-      });
+      if (driver.mode === "embedded") await driver.exec(`DROP TABLE ${table}`);
+      else {
+        await driver.session(async (session) => {
+          await session.exec(`SET lock_timeout = '5s'`);
+          try {
+            await session.exec(`ALTER TABLE events DETACH PARTITION ${table} ${partition.detachPending ? "FINALIZE" : "CONCURRENTLY"}`);
+            await session.exec(`DROP TABLE ${table}`);
+          } finally {
+            await session.exec(`RESET lock_timeout`);
+          }
+        });
+      }
       dropped.push(partition.name);
       known.get(driver)?.starts.delete(partition.from);
     } catch (error) {

@@ -56,13 +56,19 @@ CREATE TABLE "dupscope_settings" (
 );
 
 -- A partition, created if missing; the writer names it and gives its bounds (lib/store/partitions.ts). Writers
--- meeting a new partition at once serialise on an advisory lock, so the second finds the table made.
+-- meeting a new partition at once serialise on an advisory lock, so the second finds the table made. The table is
+-- made on its own and then attached: CREATE TABLE … PARTITION OF locks "events" exclusively, so behind one long read
+-- it would stop every writer and reader, while ATTACH PARTITION takes a lock that reads and writes do not wait for.
 CREATE FUNCTION "dupscope_event_partition"("name" TEXT, "from_ts" BIGINT, "to_ts" BIGINT) RETURNS TEXT LANGUAGE plpgsql AS $$
 BEGIN
     IF to_regclass(format('%I', "name")) IS NULL THEN
         PERFORM pg_advisory_xact_lock(hashtext('dupscope:event-partitions'));
         IF to_regclass(format('%I', "name")) IS NULL THEN
-            EXECUTE format('CREATE TABLE %I PARTITION OF "events" FOR VALUES FROM (%s) TO (%s)', "name", "from_ts", "to_ts");
+            EXECUTE format('CREATE TABLE %I (LIKE "events" INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', "name");
+            -- The constraint ATTACH would otherwise prove by a scan; on an empty table it is free, and it is dropped after.
+            EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK ("ts" >= %s AND "ts" < %s)', "name", "name" || '_bounds', "from_ts", "to_ts");
+            EXECUTE format('ALTER TABLE "events" ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', "name", "from_ts", "to_ts");
+            EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', "name", "name" || '_bounds');
         END IF;
     END IF;
     RETURN "name";
