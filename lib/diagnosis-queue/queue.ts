@@ -117,6 +117,9 @@ export interface QueueStep {
   remaining: number;
 }
 
+/** How long after its second delivery starts a duplicate's key may still log events (its end, its dedup lines). */
+const VERDICT_SPAN_SLACK_MS = 60_000;
+
 /** Marks expanded per step: each is one indexed range query. */
 const MARKS_PER_STEP = 500;
 
@@ -152,20 +155,27 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS } = options;
   const journalFolded = await foldJournal(driver);
   // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. A key's
-  // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it.
+  // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it. Only keys with
+  // something to explain are queued again: a key delivered once stays delivered once whatever happened around it,
+  // and queueing every key of a busy group around each rebalance line re-diagnosed minutes of traffic per line.
+  // Keys not diagnosed yet are queued already. A duplicate is found by its verdict's deliveries, widened by
+  // VERDICT_SPAN_SLACK_MS for the key's events after the second delivery starts; a lost message by its key.
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
-       RETURNING group_name, from_ts, to_ts
+       RETURNING group_name, from_ts - $1 AS lo, to_ts + $2 AS hi
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key)
-         SELECT DISTINCT e.biz_key FROM m JOIN events e ON e.group_name = m.group_name AND e.ts BETWEEN m.from_ts - $1 AND m.to_ts + $2
-          WHERE e.biz_key IS NOT NULL ORDER BY 1
+         SELECT k FROM (
+           SELECT v.biz_key AS k FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.second_ts >= m.lo - $3 AND v.first_ts <= m.hi
+           UNION
+           SELECT d.biz_key FROM m JOIN key_diagnoses d ON d.lost > 0 AND d.last_ts >= m.lo AND d.first_ts <= m.hi AND m.group_name = ANY(d.groups)
+         ) AS keys ORDER BY 1
        ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM m) AS marks`,
-    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS],
+    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, VERDICT_SPAN_SLACK_MS],
   );
   const claimed = await driver.query<{ biz_key: string }>(
     `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false

@@ -10,6 +10,13 @@ import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
  * off each other's keys.
  */
 
+/**
+ * Keys per step. Each step pays a few statements whatever its size (claim, load, save, release), so larger steps
+ * diagnose more keys per second: on a 2-core machine 200 keys took ~90 ms and 1000 ~260 ms (2,200 vs 3,900
+ * keys/s). 1000 keys still yield to requests four times a second.
+ */
+const STEP_KEYS = 1000;
+
 export interface WorkerHandle {
   stop(): Promise<void>;
 }
@@ -33,7 +40,7 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
     try {
       for (;;) {
         if (stopped) return;
-        const step = await processQueueStep(driver, { leaseMs });
+        const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
         // Open dashboards hear of each step, not only the end of a long backlog.

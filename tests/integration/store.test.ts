@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../../collectors/registry.ts";
 import { parseLines } from "../../collectors/types.ts";
-import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
+import { drainQueue, processQueueStep } from "../../lib/diagnosis-queue/queue.ts";
 
 const story = path.join(import.meta.dirname, "..", "fixtures", "rebalance-story");
 function storyEvents(file: string, format: string, instance?: string): NormalizedEvent[] {
@@ -113,6 +113,19 @@ for (const backend of backends) {
       const key = await store.prisma.keyDiagnosis.findUniqueOrThrow({ where: { bizKey: "ORDER-RB-20261130-0001" } });
       assert.deepEqual([key.groups, key.duplicates, key.leaked], [["pay-consumer"], 1, 0]);
       assert.equal(await store.prisma.diagnosisQueue.count(), 0);
+    });
+
+    it("queues again, for a rebalance line, the keys around it with a duplicate and not those delivered once", async () => {
+      const once = normalized(orderStory("ORDER-ONCE")).filter((e) => e.kind !== "rebalance" && !(e.kind === "consume_start" && e.instance === "10.0.0.7@88") && e.detail.decision !== "hit");
+      await insertEvents(store.driver, [...once, ...normalized(orderStory("ORDER-TWICE")).filter((e) => e.kind !== "rebalance")]);
+      await drainQueue(store.driver);
+      const line = normalized([{ kind: "rebalance", ts: T0 + 1300, broker: "rocketmq", group: "pay-consumer", queue: "broker-a:3", instance: "10.0.0.7@88", detail: { action: "add" }, source: "test:late-line" }]);
+      await insertEvents(store.driver, line);
+      const step = await processQueueStep(store.driver, { batch: 1000 });
+      assert.equal(step.marksExpanded, 1);
+      const requeued = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE diagnosed_at >= (SELECT max(diagnosed_at) FROM key_diagnoses) ORDER BY 1`);
+      assert.ok(requeued.some((r) => r.biz_key === "ORDER-TWICE"), "the duplicate's key is diagnosed again");
+      assert.ok(!requeued.some((r) => r.biz_key === "ORDER-ONCE"), "the key delivered once is not");
     });
 
     it("round-trips every column through the Prisma model (schema and migrations agree)", async () => {

@@ -20,3 +20,7 @@ DROP FUNCTION "dupscope_enqueue_diagnosis"();
 DROP FUNCTION "dupscope_tally_events"();
 DROP FUNCTION "dupscope_roll_rebalances"();
 DROP FUNCTION "dupscope_event_format"(TEXT);
+
+-- A keyless event re-queues only the keys around it with something to explain (lib/diagnosis-queue/queue.ts):
+-- duplicates through verdicts_group_name_second_ts_idx, lost messages through this.
+CREATE INDEX "key_diagnoses_lost_last_ts_idx" ON "key_diagnoses" ("last_ts") WHERE "lost" > 0;
