@@ -9,8 +9,8 @@
 const LAYERS = [
   {
     name: "foundation",
-    what: "the event model, domain errors, logging, outbound network rules, headers, the formats of times and durations and the locales they are written in",
-    path: "^lib/(dedup-emitter/|events/|errors\\.ts$|log\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
+    what: "the event model, domain errors, logging, background loops, outbound network rules, headers, the formats of times and durations and the locales they are written in",
+    path: "^lib/(dedup-emitter/|events/|errors\\.ts$|log\\.ts$|periodic\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
   },
   {
     name: "domain",

@@ -1,5 +1,6 @@
 import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
+import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
 
@@ -17,9 +18,7 @@ import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
  */
 const STEP_KEYS = 1000;
 
-export interface WorkerHandle {
-  stop(): Promise<void>;
-}
+export type WorkerHandle = PeriodicHandle;
 
 export function diagnosisIntervalMs(env: Record<string, string | undefined> = process.env): number {
   const raw = env.DUPSCOPE_DIAGNOSIS_INTERVAL_MS?.trim();
@@ -32,14 +31,12 @@ export function diagnosisIntervalMs(env: Record<string, string | undefined> = pr
 export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): WorkerHandle {
   const log = logger.child({ component: "diagnosis" });
   const leaseMs = diagnosisLeaseMs();
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const tick = async () => {
+  const tick = async (stopped: () => boolean) => {
     let diagnosed = 0;
     const started = Date.now();
     try {
       for (;;) {
-        if (stopped) return;
+        if (stopped()) return;
         const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
@@ -52,15 +49,5 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
       log.error({ err: error }, "diagnosis step failed; will retry");
     }
   };
-  const timer = setInterval(() => {
-    running = running.then(tick);
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runEvery(intervalMs, tick);
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseProbeConfig, type ProbeConfig } from "../../collectors/business-probe/config.ts";
 import { logger } from "../log.ts";
+import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { insertEvents } from "../store/events-repo.ts";
 import { prepareProbes, runProbes, type PreparedProbe, type ProbeRunOptions, type ProbeSummary } from "./run.ts";
@@ -140,19 +141,14 @@ export async function runProbeJobOnce(
   return { summaries, stored };
 }
 
-export interface ProbeJobHandle {
-  stop(): Promise<void>;
-}
+export type ProbeJobHandle = PeriodicHandle;
 
 /** Starts the loop; call only in the leader. Errors are logged and the next run tries again. */
 export function startProbeJob(driver: SqlDriver, prepared: readonly PreparedProbe[], intervalMs: number): ProbeJobHandle {
   const log = logger.child({ component: "probe" });
   // Kept across runs: a database sees at most its probes' rate, however runs follow each other.
   const limiters = new Map<string, RateLimiter>();
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    if (stopped) return;
     const started = Date.now();
     try {
       const { summaries, stored } = await runProbeJobOnce(driver, prepared, { intervalMs, limiters, log: (line) => log.warn(line) });
@@ -170,18 +166,8 @@ export function startProbeJob(driver: SqlDriver, prepared: readonly PreparedProb
       log.error({ err: error }, "probe run failed; will retry");
     }
   };
-  const timer = setInterval(() => {
-    running = running.then(tick);
-  }, intervalMs);
-  timer.unref();
   log.info({ probes: prepared.map((p) => p.probe.name), intervalMs }, "probe job started");
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runEvery(intervalMs, tick);
 }
 
 /**

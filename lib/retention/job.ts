@@ -1,4 +1,5 @@
 import { logger } from "../log.ts";
+import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
 import type { Retention } from "../store/retention-config.ts";
@@ -90,9 +91,7 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   return report;
 }
 
-export interface RetentionJobHandle {
-  stop(): Promise<void>;
-}
+export type RetentionJobHandle = PeriodicHandle;
 
 export const DEFAULT_RETENTION_INTERVAL_MS = 10 * 60_000;
 
@@ -107,10 +106,7 @@ export function retentionIntervalMs(env: NodeJS.ProcessEnv = process.env): numbe
 /** Runs the job now and every `intervalMs`, one run at a time; a failed run is logged and recorded, and retried next time. */
 export function startRetentionJob(driver: SqlDriver, retention: Retention, intervalMs: number): RetentionJobHandle {
   const log = logger.child({ component: "retention" });
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    if (stopped) return;
     const started = Date.now();
     try {
       const report = await runRetentionOnce(driver, retention);
@@ -131,17 +127,6 @@ export function startRetentionJob(driver: SqlDriver, retention: Retention, inter
         .catch(() => {});
     }
   };
-  running = tick();
-  const timer = setInterval(() => {
-    running = running.then(tick);
-  }, intervalMs);
-  timer.unref();
   log.info({ eventsMs: retention.eventsMs, verdictsMs: retention.verdictsMs, intervalMs }, "retention job started");
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runEvery(intervalMs, tick, { immediately: true });
 }

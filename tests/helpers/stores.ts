@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { after, before } from "node:test";
 import type { StoreConfig } from "../../lib/store/config.ts";
+import { openStore, type Store } from "../../lib/store/open.ts";
 
 /**
  * The backends every integration test runs against: PGlite always, the machine's PostgreSQL when
@@ -63,3 +65,22 @@ function postgres(adminUrl: string): Backend {
 }
 
 export const backends: Backend[] = [pglite, ...(postgresAdminUrl ? [postgres(postgresAdminUrl)] : [])];
+
+/**
+ * A brand-new store on `backend` for the tests of one describe block: made and migrated before them, closed and
+ * removed after. Returns the getter the tests read it through.
+ */
+export function useFreshStore(backend: Backend): () => Store {
+  let store: Store | undefined;
+  let dispose: (() => Promise<void>) | undefined;
+  before(async () => {
+    const created = await backend.create();
+    dispose = created.dispose;
+    store = await openStore(created.config);
+  });
+  after(async () => {
+    await store?.close();
+    await dispose?.();
+  });
+  return () => store!;
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { validateEvent } from "../../lib/events/validate.ts";
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
@@ -13,7 +13,7 @@ import { acceptedTs, retentionFromEnv, type Retention } from "../../lib/store/re
 import { keyReport } from "../../lib/views/key-report.ts";
 import { storeHealth } from "../../lib/views/health.ts";
 import { orderStory } from "../helpers/events.ts";
-import { backends } from "../helpers/stores.ts";
+import { backends, useFreshStore } from "../helpers/stores.ts";
 
 /**
  * Retention on both stores (issue 16): raw events live in day partitions that the job drops whole, verdicts and
@@ -50,39 +50,28 @@ const count = async (store: Store, sql: string, params: unknown[] = []) => Numbe
 
 for (const backend of backends) {
   describe(`retention on ${backend.name}`, () => {
-    let store: Store;
-    let dispose: () => Promise<void>;
-
-    before(async () => {
-      const created = await backend.create();
-      dispose = created.dispose;
-      store = await openStore(created.config);
-    });
-    after(async () => {
-      await store?.close();
-      await dispose?.();
-    });
+    const current = useFreshStore(backend);
 
     it("stores each day's events in that day's partition, and drops exactly the days older than the retention", async () => {
       const days = [-10, -8, -7, -2, 0].map((d) => TODAY + d * DAY_MS + 3_600_000);
-      const stored = await insertEvents(store.driver, events(days.map((ts, i) => lifecycle(`day-${i}`, ts))), MONTH);
+      const stored = await insertEvents(current().driver, events(days.map((ts, i) => lifecycle(`day-${i}`, ts))), MONTH);
       assert.equal(stored.accepted, 5);
-      const made = (await eventPartitions(store.driver)).map((p) => p.from);
+      const made = (await eventPartitions(current().driver)).map((p) => p.from);
       assert.deepEqual(made, days.map((ts) => dayOf(ts) * DAY_MS));
 
       // One day less than a week before now, 7 days ago 01:00 is still kept: its day ends after now - 7 days.
-      const report = await runRetentionOnce(store.driver, WEEK, NOW);
+      const report = await runRetentionOnce(current().driver, WEEK, NOW);
       const name = (ts: number) => `events_p${new Date(ts).toISOString().slice(0, 10).replaceAll("-", "")}`;
       assert.deepEqual(report.droppedPartitions, [name(days[0]!), name(days[1]!)]);
       assert.deepEqual(report.waitingPartitions, []);
-      const left = (await eventPartitions(store.driver)).map((p) => p.name);
+      const left = (await eventPartitions(current().driver)).map((p) => p.name);
       assert.deepEqual(left, [name(days[2]!), name(days[3]!), name(TODAY), name(TODAY + DAY_MS), name(TODAY + 2 * DAY_MS)], "kept days and two made ahead");
       assert.deepEqual(
-        (await store.driver.query<{ id: string }>(`SELECT id FROM events WHERE source = 'test:retention' ORDER BY ts`)).map((r) => r.id),
+        (await current().driver.query<{ id: string }>(`SELECT id FROM events WHERE source = 'test:retention' ORDER BY ts`)).map((r) => r.id),
         ["day-2", "day-3", "day-4"],
       );
 
-      const again = await runRetentionOnce(store.driver, WEEK, NOW);
+      const again = await runRetentionOnce(current().driver, WEEK, NOW);
       assert.deepEqual(again.droppedPartitions, [], "a second run finds nothing to drop");
     });
 
@@ -91,27 +80,27 @@ for (const backend of backends) {
       const expired = lifecycle("day-0", TODAY - 10 * DAY_MS + 3_600_000);
       const ahead = lifecycle("ahead", NOW + 2 * DAY_MS);
       const fresh = lifecycle("fresh", NOW - 60_000);
-      const before = (await eventPartitions(store.driver)).length;
-      const result = await insertEvents(store.driver, events([expired, ahead, fresh]), window);
+      const before = (await eventPartitions(current().driver)).length;
+      const result = await insertEvents(current().driver, events([expired, ahead, fresh]), window);
       assert.equal(result.accepted, 1);
       assert.equal(result.outOfWindow, 2);
       assert.deepEqual(result.rejected.map((r) => r.index), [0, 1]);
       assert.match(result.rejected[0]!.reason, /^expired: its time \S+ is older than the raw-event retention \(before \S+; DUPSCOPE_RETENTION_EVENTS\)$/);
       assert.match(result.rejected[1]!.reason, /more than a day ahead of this server's clock/);
-      assert.equal((await eventPartitions(store.driver)).length, before, "no partition made for a refused event");
-      assert.equal(await count(store, `SELECT count(*) AS n FROM events WHERE id IN ('day-0', 'ahead')`), 0);
+      assert.equal((await eventPartitions(current().driver)).length, before, "no partition made for a refused event");
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM events WHERE id IN ('day-0', 'ahead')`), 0);
     });
 
     it("stores a record once however often it is sent, also in a batch across midnight and after a day was dropped", async () => {
       const midnight = TODAY - DAY_MS;
       const batch = events([lifecycle("before-midnight", midnight - 1), lifecycle("at-midnight", midnight), lifecycle("after-midnight", midnight + 1)]);
-      const first = await insertEvents(store.driver, batch, MONTH);
+      const first = await insertEvents(current().driver, batch, MONTH);
       assert.deepEqual([first.accepted, first.duplicates], [3, 0]);
-      const second = await insertEvents(store.driver, [...batch, ...batch], MONTH);
+      const second = await insertEvents(current().driver, [...batch, ...batch], MONTH);
       assert.deepEqual([second.accepted, second.duplicates, second.rejected.length], [0, 6, 0]);
-      const alone = await insertEvents(store.driver, [batch[2]!], MONTH);
+      const alone = await insertEvents(current().driver, [batch[2]!], MONTH);
       assert.deepEqual([alone.accepted, alone.duplicates], [0, 1]);
-      const rows = await store.driver.query<{ id: string; part: string }>(
+      const rows = await current().driver.query<{ id: string; part: string }>(
         `SELECT id, tableoid::regclass::text AS part FROM events WHERE id LIKE '%midnight' ORDER BY ts`,
       );
       assert.deepEqual(
@@ -126,15 +115,15 @@ for (const backend of backends) {
 
     it("keeps a key's verdict after its raw events expire, and the key page says so", async () => {
       const key = "ORDER-RET-0001";
-      await insertEvents(store.driver, storyAt(TODAY - 9 * DAY_MS + 3_600_000, key), MONTH);
-      await drainQueue(store.driver);
-      const live = await keyReport(store.driver, key);
+      await insertEvents(current().driver, storyAt(TODAY - 9 * DAY_MS + 3_600_000, key), MONTH);
+      await drainQueue(current().driver);
+      const live = await keyReport(current().driver, key);
       assert.equal(live?.expired, undefined);
       assert.equal(live?.duplicates.length, 1);
 
-      await runRetentionOnce(store.driver, WEEK, NOW);
-      assert.equal(await count(store, `SELECT count(*) AS n FROM events WHERE biz_key = $1`, [key]), 0);
-      const kept = await keyReport(store.driver, key);
+      await runRetentionOnce(current().driver, WEEK, NOW);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM events WHERE biz_key = $1`, [key]), 0);
+      const kept = await keyReport(current().driver, key);
       assert.ok(kept?.expired, "the report says its raw events expired");
       assert.equal(kept.events.length, 0);
       assert.deepEqual(
@@ -142,24 +131,24 @@ for (const backend of backends) {
         live!.duplicates.map((v) => [v.cause, v.outcome, v.summary]),
         "the stored verdict, worded as before",
       );
-      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
     });
 
     it("deletes verdicts, key diagnoses and rollups older than their own retention, and shows its runs on /api/health", async () => {
       const key = "ORDER-RET-0002";
-      await insertEvents(store.driver, storyAt(TODAY - 3 * DAY_MS, key), MONTH);
-      await drainQueue(store.driver);
-      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
+      await insertEvents(current().driver, storyAt(TODAY - 3 * DAY_MS, key), MONTH);
+      await drainQueue(current().driver);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
       const rollups = `SELECT count(*) AS n FROM duplicate_rollups WHERE minute < $1`;
-      assert.ok((await count(store, rollups, [NOW - 2 * DAY_MS])) > 0);
+      assert.ok((await count(current(), rollups, [NOW - 2 * DAY_MS])) > 0);
 
-      const report = await runRetentionOnce(store.driver, { eventsMs: DAY_MS, verdictsMs: 2 * DAY_MS }, NOW);
-      assert.equal(await count(store, `SELECT count(*) AS n FROM verdicts WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
-      assert.equal(await count(store, `SELECT count(*) AS n FROM key_diagnoses WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
-      assert.equal(await count(store, rollups, [NOW - 2 * DAY_MS]), 0, "no rollup row outlives its verdicts");
+      const report = await runRetentionOnce(current().driver, { eventsMs: DAY_MS, verdictsMs: 2 * DAY_MS }, NOW);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM key_diagnoses WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
+      assert.equal(await count(current(), rollups, [NOW - 2 * DAY_MS]), 0, "no rollup row outlives its verdicts");
       assert.ok(report.deleted.verdicts! >= 2 && report.deleted.keyDiagnoses! >= 2);
 
-      const health = await storeHealth(store);
+      const health = await storeHealth(current());
       assert.equal(health.status, "ok");
       assert.ok("retention" in health && health.retention);
       assert.equal(health.retention.eventsMs, retentionFromEnv().eventsMs, "the configured retention");

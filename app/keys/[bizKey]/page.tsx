@@ -92,7 +92,11 @@ export default async function KeyPage({ params, searchParams }: Props) {
       {sp.via && sp.q ? <p className="muted">{t.key.foundVia(sp.via, sp.q)}</p> : null}
       {report.expired ? (
         <p role="note" className="notice" data-testid="raw-events-expired">
-          {t.key.rawEventsExpired(report.expired.rawEventsFrom === null ? null : formatTime(Date.parse(report.expired.rawEventsFrom)), formatTime(Date.parse(report.expired.diagnosedAt)), report.events.length)}
+          {t.key.rawEventsExpired(
+            report.expired.rawEventsFrom === null ? null : formatTime(Date.parse(report.expired.rawEventsFrom), { precision: "min" }),
+            formatTime(Date.parse(report.expired.diagnosedAt), { precision: "min" }),
+            report.events.length,
+          )}
         </p>
       ) : null}
       <section aria-labelledby="verdicts">

@@ -117,7 +117,7 @@ export const en = {
       `Listed: the ${shown.toLocaleString("en-US")} nearest in time to the key's events and every one its evidence cites, of ${total.toLocaleString("en-US")}.`,
     contextAll: "All of them, as JSON",
     rawEventsExpired: (from: string | null, diagnosedAt: string, remaining: number) =>
-      `The raw events of this key ${remaining > 0 ? "before" : "up to"} ${from === null ? "now" : `${from} UTC`} have expired (DUPSCOPE_RETENTION_EVENTS); the verdict below is the one diagnosed at ${diagnosedAt} UTC while they were stored${remaining > 0 ? `, and the ${remaining} events listed are the ones left` : ""}.`,
+      `${remaining > 0 ? "Some raw events of this key have expired" : "The raw events of this key have expired"}: the store keeps none ${from === null ? "any more" : `before ${from} UTC`} (DUPSCOPE_RETENTION_EVENTS). The verdict below is the one diagnosed at ${diagnosedAt} UTC while they were stored${remaining > 0 ? `; the ${remaining} events listed are those left` : ""}.`,
     notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested.`,
     showRecord: "record",
   },
