@@ -135,18 +135,20 @@ async function reportStore(driver: SqlDriver): Promise<void> {
   console.log(`VACUUM ANALYZE (every table): ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const [row] = await driver.query<Record<string, string>>(
     `SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM events WHERE biz_key IS NULL) AS keyless,
-            pg_size_pretty(pg_total_relation_size('events')) AS events_size,
+            pg_size_pretty((SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits WHERE inhparent = 'events'::regclass)) AS events_size,
+            (SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass) AS partitions,
+            (SELECT count(*) FROM ingest_journal) AS journal,
             (SELECT count(*) FROM diagnosis_queue) AS queued, pg_size_pretty(pg_total_relation_size('diagnosis_queue')) AS queue_size,
             (SELECT count(*) FROM diagnosis_marks) AS marks, pg_size_pretty(pg_total_relation_size('diagnosis_marks')) AS marks_size,
             pg_size_pretty(pg_database_size(current_database())) AS database_size,
             current_setting('server_version') AS version, current_setting('shared_buffers') AS shared_buffers`,
   );
   console.log(
-    `events: ${fmt(Number(row!.events))} rows, ${row!.events_size} with indexes (${fmt(Number(row!.keyless))} keyless); ` +
+    `events: ${fmt(Number(row!.events))} rows in ${row!.partitions} partitions, ${row!.events_size} with indexes (${fmt(Number(row!.keyless))} keyless); ` +
       `database ${row!.database_size}; PostgreSQL ${row!.version}, shared_buffers ${row!.shared_buffers}`,
   );
   console.log(
-    `left by the events trigger for the (disabled) worker: diagnosis_queue ${fmt(Number(row!.queued))} keys (${row!.queue_size}), ` +
+    `left for the (disabled) worker: ingest_journal ${fmt(Number(row!.journal))} rows, diagnosis_queue ${fmt(Number(row!.queued))} keys (${row!.queue_size}), ` +
       `diagnosis_marks ${fmt(Number(row!.marks))} rows (${row!.marks_size})`,
   );
 }
