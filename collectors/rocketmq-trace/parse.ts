@@ -236,9 +236,8 @@ function hostOf(bornHost: string): string {
 }
 
 /** One event per distinct business key (the store is keyed by them), or one keyless event found by msgId. */
-function expand(recordEvent: RecordEvent, type: TraceType, message: TraceMessage, messageId: string, recordIndex: number, ctx: ParseContext): NormalizedEvent[] {
+function expand(recordEvent: RecordEvent, type: TraceType, message: TraceMessage, bornHostIp: string, messageId: string, recordIndex: number, ctx: ParseContext): NormalizedEvent[] {
   const { kind, ts, msgId, offsetMsgId, topic, group, retryTimes, success, keys, clientHost, detail } = recordEvent;
-  const bornHostIp = hostOf(message.bornHost);
   const instanceRaw = clientHost ?? message.bornHost;
   const instance = clientHost === undefined ? bornHostIp : canonicalInstance(clientHost).canonical;
   const bizKeys = keys.length > 0 ? [...new Set(keys)] : [null];
@@ -268,7 +267,7 @@ function isProblem(value: RecordEvent | Problem): value is Problem {
   return "reason" in value;
 }
 
-function recordEvents(fields: readonly string[], recordIndex: number, message: TraceMessage, messageId: string, ctx: ParseContext): NormalizedEvent[] | Problem {
+function recordEvents(fields: readonly string[], recordIndex: number, message: TraceMessage, bornHostIp: string, messageId: string, ctx: ParseContext): NormalizedEvent[] | Problem {
   const parsed = parseTraceRecord(fields);
   if (!parsed.ok) return { code: parsed.code, reason: parsed.reason };
   const recordEvent = toRecordEvent(parsed.record, message);
@@ -276,7 +275,7 @@ function recordEvents(fields: readonly string[], recordIndex: number, message: T
   if (recordEvent.msgId === null && recordEvent.keys.length === 0) {
     return { code: "invalid_field", reason: `${parsed.record.type} has neither a msgId nor a business key, so no message could be found by it` };
   }
-  return expand(recordEvent, parsed.record.type, message, messageId, recordIndex, ctx);
+  return expand(recordEvent, parsed.record.type, message, bornHostIp, messageId, recordIndex, ctx);
 }
 
 /** A line gets one issue, so all of its problems go into one reason; the code is the first problem's. */
@@ -299,16 +298,19 @@ function bodyEvents(message: TraceMessage, lineNo: number, ctx: ParseContext, pr
   // One hash per trace message, not per event: ids are `<message digest>.<record>.<key>`, stable because a body's
   // records and keys keep their order. The canonical host, not the raw bornHost, goes in: a trace producer's
   // retry resends the same body from another port.
-  const messageId = recordFingerprint(FORMAT, hostOf(message.bornHost), message.body);
+  const bornHostIp = hostOf(message.bornHost);
+  const messageId = recordFingerprint(FORMAT, bornHostIp, message.body);
   const events: NormalizedEvent[] = [];
   records.forEach((fields, index) => {
-    const where = `line ${lineNo}, record ${index + 1} of ${records.length}`;
     // The Java decoder passes over records of a type it does not know (a newer client's) and empty ones.
     if (!isTraceType(fields[0] ?? "")) return;
-    const result = recordEvents(fields, index, message, messageId, ctx);
+    const result = recordEvents(fields, index, message, bornHostIp, messageId, ctx);
+    if (Array.isArray(result)) {
+      for (const event of result) events.push(event);
+      return;
+    }
     const cut = !terminated && index === records.length - 1 ? " (the last record is not terminated by \\u0002: a truncated body?)" : "";
-    if (Array.isArray(result)) events.push(...result);
-    else problems.push({ code: result.code, reason: `${where}: ${result.reason}${cut}` });
+    problems.push({ code: result.code, reason: `line ${lineNo}, record ${index + 1} of ${records.length}: ${result.reason}${cut}` });
   });
   return events;
 }

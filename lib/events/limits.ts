@@ -39,11 +39,39 @@ export function textProblem(text: string): string | undefined {
 
 const at = (path: string) => (path === "" ? "" : `${path}: `);
 
+/** The characters textProblem has to look at more closely: NUL and any surrogate (a paired one is fine). */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
+const storableText = (text: string) => text.length <= LIMITS.stringChars && (!SUSPECT.test(text) || textProblem(text) === undefined);
+
+/**
+ * Whether a value is within every limit, answered without building the paths valueProblem reports: every stored
+ * event passes through here, and the paths cost more than the check. It recurses, but never deeper than one level
+ * past LIMITS.depth, where it answers false and valueProblem's iterative walk finds the problem.
+ */
+function withinLimits(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return storableText(value);
+  if (value === null || typeof value !== "object") return true;
+  if (depth > LIMITS.depth) return false;
+  if (Array.isArray(value)) {
+    if (value.length > LIMITS.arrayLength) return false;
+    for (const element of value) if (!withinLimits(element, depth + 1)) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > LIMITS.keysPerObject) return false;
+  for (const key of keys) {
+    if (!storableText(key) || !withinLimits((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * The first problem of a JSON-like value, walked without recursion (a value nested 100,000 deep must not take the
  * stack with it): too deep, too many keys or elements, a string or key that cannot be stored.
  */
 export function valueProblem(value: unknown, rootPath = ""): string | undefined {
+  if (withinLimits(value, 1)) return undefined;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: rootPath, depth: 1 }];
   while (stack.length > 0) {
     const item = stack.pop()!;

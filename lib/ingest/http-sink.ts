@@ -12,26 +12,33 @@ class TransientHttpError extends Error {}
 /** Well under the server's default 10 MiB body limit, so a batch of large events never earns a 413. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** Splits a batch into NDJSON bodies of at most MAX_REQUEST_BYTES, remembering where each starts. */
-function requestBodies(events: NormalizedEvent[]): { first: number; body: string }[] {
-  const bodies: { first: number; body: string }[] = [];
-  let first = 0;
-  let lines: string[] = [];
-  let size = 0;
-  events.forEach((event, index) => {
-    const line = JSON.stringify(event);
-    const bytes = Buffer.byteLength(line) + 1;
-    if (lines.length > 0 && size + bytes > MAX_REQUEST_BYTES) {
-      bodies.push({ first, body: lines.join("\n") });
-      first = index;
-      lines = [];
-      size = 0;
+/** Splits a batch into NDJSON bodies of at most MAX_REQUEST_BYTES as its events come, remembering where each starts. */
+class RequestBodies {
+  private readonly bodies: { first: number; body: string }[] = [];
+  private first = 0;
+  private count = 0;
+  private lines: string[] = [];
+  private size = 0;
+
+  add(events: readonly NormalizedEvent[]): void {
+    for (const event of events) {
+      const line = JSON.stringify(event);
+      const bytes = Buffer.byteLength(line) + 1;
+      if (this.lines.length > 0 && this.size + bytes > MAX_REQUEST_BYTES) {
+        this.bodies.push({ first: this.first, body: this.lines.join("\n") });
+        this.first = this.count;
+        this.lines = [];
+        this.size = 0;
+      }
+      this.lines.push(line);
+      this.size += bytes;
+      this.count += 1;
     }
-    lines.push(line);
-    size += bytes;
-  });
-  if (lines.length > 0) bodies.push({ first, body: lines.join("\n") });
-  return bodies;
+  }
+
+  finish(): { first: number; body: string }[] {
+    return this.lines.length > 0 ? [...this.bodies, { first: this.first, body: this.lines.join("\n") }] : [...this.bodies];
+  }
 }
 
 /**
@@ -68,7 +75,13 @@ export function httpSink(server: string, options: { token?: string; retry?: Retr
     description: url,
     // Not async: the events become request bodies here and nothing keeps the objects alive while they are sent.
     write(events: NormalizedEvent[]) {
-      return sendAll(requestBodies(events));
+      const bodies = new RequestBodies();
+      bodies.add(events);
+      return sendAll(bodies.finish());
+    },
+    batch() {
+      const bodies = new RequestBodies();
+      return { add: (events) => bodies.add(events), write: () => sendAll(bodies.finish()) };
     },
     async close() {},
   };

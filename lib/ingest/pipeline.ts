@@ -1,7 +1,7 @@
 import { lineOfEvent, type LineParser, type LineResult, type ParseIssue } from "../../collectors/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { RawLine } from "./line-reader.ts";
-import type { EventSink } from "./sink.ts";
+import { openBatch, type EventSink, type SinkBatch } from "./sink.ts";
 
 export interface IngestProgress {
   lines: number;
@@ -47,12 +47,19 @@ export interface PipelineOptions {
 }
 
 interface Batch {
-  events: NormalizedEvent[];
+  /** Events not yet handed to the sink's batch. */
+  pending: NormalizedEvent[];
+  /** Events in the batch, handed over or pending. */
+  count: number;
+  sink: SinkBatch;
   lineOf: number[];
   bytes: number;
   endOffset: number;
   endLine: number;
 }
+
+/** Events handed to the sink's batch at a time: few enough that they are encoded before a young collection moves them. */
+const HAND_OVER = 256;
 
 /**
  * Parse → batch → store, streaming: memory holds at most `inFlight + 1` batches whatever the input size. Parsing
@@ -76,10 +83,12 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
 
+  const newBatch = (endOffset: number, endLine: number): Batch => ({ pending: [], count: 0, sink: openBatch(options.sink), lineOf: [], bytes: 0, endOffset, endLine });
+
   const send = (batch: Batch) => {
-    const written = options.sink.write(batch.events);
-    // Sinks serialize a batch before they first wait; letting go of the objects keeps them out of the old generation.
-    batch.events = [];
+    batch.sink.add(batch.pending);
+    batch.pending = [];
+    const written = batch.sink.write();
     // Results are applied in input order even though the writes overlap.
     const step = chain.then(async () => {
       const result = await written;
@@ -99,7 +108,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     void tracked.then(() => inFlight.delete(tracked));
   };
 
-  let batch: Batch = { events: [], lineOf: [], bytes: 0, endOffset: 0, endLine: 0 };
+  let batch = newBatch(0, 0);
   let lastLineAt = Date.now();
   /** Whether the open record, if any, has been completed by `end()` since the last line. */
   let ended = false;
@@ -112,9 +121,9 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
           ended = true;
           take(options.parser.end(), batch.endLine);
         }
-        if (batch.events.length === 0) return;
+        if (batch.count === 0) return;
         send(batch);
-        batch = { events: [], lineOf: [], bytes: 0, endOffset: batch.endOffset, endLine: batch.endLine };
+        batch = newBatch(batch.endOffset, batch.endLine);
       }, Math.max(10, Math.floor(options.flushAfterMs / 2)))
     : undefined;
   try {
@@ -123,9 +132,9 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
       lastLineAt = Date.now();
       ended = false;
       ingestLine(raw);
-      if (batch.events.length >= batchSize || batch.bytes >= batchBytes) {
+      if (batch.count >= batchSize || batch.bytes >= batchBytes) {
         send(batch);
-        batch = { events: [], lineOf: [], bytes: 0, endOffset: raw.endOffset, endLine: raw.lineNo };
+        batch = newBatch(raw.endOffset, raw.lineNo);
         while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
       } else if (progress.lines % 10_000 === 0) {
         options.onProgress?.(progress);
@@ -135,7 +144,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     clearInterval(idleFlush);
   }
   if (!failure && !ended) take(options.parser.end(), batch.endLine);
-  if (!failure && (batch.events.length > 0 || batch.endOffset > progress.committedOffset)) send(batch);
+  if (!failure && (batch.count > 0 || batch.endOffset > progress.committedOffset)) send(batch);
   await chain;
   if (failure) throw failure;
   options.onProgress?.(progress);
@@ -146,10 +155,15 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     if (result.issue) reject(result.issue);
     if (result.skipped) progress.skipped++;
     result.events.forEach((event, i) => {
-      batch.events.push(event);
+      batch.pending.push(event);
       batch.lineOf.push(lineOfEvent(result, i, lineNo));
     });
+    batch.count += result.events.length;
     progress.events += result.events.length;
+    if (batch.pending.length >= HAND_OVER) {
+      batch.sink.add(batch.pending);
+      batch.pending = [];
+    }
   }
 
   function ingestLine(raw: RawLine): void {

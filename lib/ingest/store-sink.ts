@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import { insertCopyRows, toCopyRows } from "../store/events-repo.ts";
+import { CopyRowsBuilder, insertCopyRows, toCopyRows, type CopyRows } from "../store/events-repo.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { openPgWriter } from "../store/pg-writer.ts";
 import { DEFAULT_RETRY, FatalSinkError, withRetry, type EventSink, type RetryPolicy } from "./sink.ts";
@@ -24,12 +24,14 @@ export async function storeSink(databaseUrl: string, options: { retry?: RetryPol
   } catch (error) {
     throw new FatalSinkError(`cannot open ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const store = (rows: CopyRows) => withRetry(retry, () => insertCopyRows(driver, rows));
   return {
     description: "PostgreSQL (direct)",
     // Not async: the events become COPY text here and nothing keeps the objects alive while the batch is stored.
-    write(events: NormalizedEvent[]) {
-      const rows = toCopyRows(events);
-      return withRetry(retry, () => insertCopyRows(driver, rows));
+    write: (events: NormalizedEvent[]) => store(toCopyRows(events)),
+    batch() {
+      const builder = new CopyRowsBuilder();
+      return { add: (events) => builder.add(events), write: () => store(builder.finish()) };
     },
     close: () => driver.close(),
   };

@@ -122,7 +122,8 @@ export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[],
 
 interface Chunk {
   rows: number;
-  text: string;
+  /** The rows' COPY text, in pieces of a few hundred rows: one string appended to row by row is a rope the collector has to trace. */
+  text: string[];
   /** Each row's index in the batch. */
   indexes: number[];
   /** Each row's contribution to the journal, in row order. */
@@ -145,50 +146,79 @@ export interface CopyRows {
 }
 
 /**
- * Turns events into COPY text right away. A writer that holds a batch while the database works (and retries it)
+ * Turns events into COPY text as they come. A writer that holds a batch while the database works (and retries it)
  * then keeps a few large strings alive instead of every event object, which the garbage collector would promote
  * and sweep again and again.
  */
-export function toCopyRows(events: NormalizedEvent[], window: TsWindow = currentWindow()): CopyRows {
-  const seen = new Set<string>();
-  const minutes = new Set<number>();
-  const chunks: Chunk[] = [];
-  const borrowed: CopyRows["borrowed"] = [];
-  const rejected: CopyRows["rejected"] = [];
-  let outOfWindow = 0;
-  let chunk: Chunk = { rows: 0, text: "", indexes: [], contributions: [] };
-  events.forEach((event, index) => {
+export class CopyRowsBuilder {
+  private readonly seen = new Set<string>();
+  private readonly minutes = new Set<number>();
+  private readonly chunks: Chunk[] = [];
+  private readonly borrowed: CopyRows["borrowed"] = [];
+  private readonly rejected: CopyRows["rejected"] = [];
+  private outOfWindow = 0;
+  private count = 0;
+  private chunk: Chunk = { rows: 0, text: [], indexes: [], contributions: [] };
+  /** COPY lines of the current chunk not yet joined into one of its pieces. */
+  private lines: string[] = [];
+
+  constructor(private readonly window: TsWindow = currentWindow()) {}
+
+  /** Adds events; their indexes continue from the previous call's. */
+  add(events: readonly NormalizedEvent[]): void {
+    for (const event of events) this.addOne(event, this.count++);
+    this.joinLines();
+  }
+
+  private joinLines(): void {
+    if (this.lines.length === 0) return;
+    this.chunk.text.push(this.lines.join(""));
+    this.lines = [];
+  }
+
+  private addOne(event: NormalizedEvent, index: number): void {
     // The same record always has the same time, so (id, ts) pairs repeat exactly when ids do.
-    if (seen.has(event.id)) return;
-    const late = tsProblem(event.ts, window);
+    if (this.seen.has(event.id)) return;
+    const late = tsProblem(event.ts, this.window);
     if (late) {
-      outOfWindow += 1;
-      rejected.push({ index, reason: late });
+      this.outOfWindow += 1;
+      this.rejected.push({ index, reason: late });
       return;
     }
     const detailJson = JSON.stringify(event.detail);
     const problem = storableProblem(event, detailJson);
     if (problem) {
-      rejected.push({ index, reason: problem });
+      this.rejected.push({ index, reason: problem });
       return;
     }
-    seen.add(event.id);
-    minutes.add(minuteOf(event.ts));
+    this.seen.add(event.id);
+    this.minutes.add(minuteOf(event.ts));
     if (borrowsTime(event)) {
-      borrowed.push({ event, index });
+      this.borrowed.push({ event, index });
       return;
     }
-    chunk.text += eventCopyLine(event, detailJson);
+    const chunk = this.chunk;
+    this.lines.push(eventCopyLine(event, detailJson));
     chunk.indexes.push(index);
     chunk.contributions.push(contributionOf(event));
     chunk.rows += 1;
     if (chunk.rows === BATCH_ROWS) {
-      chunks.push(chunk);
-      chunk = { rows: 0, text: "", indexes: [], contributions: [] };
+      this.joinLines();
+      this.chunks.push(chunk);
+      this.chunk = { rows: 0, text: [], indexes: [], contributions: [] };
     }
-  });
-  if (chunk.rows > 0) chunks.push(chunk);
-  return { count: events.length, chunks, borrowed, rejected, outOfWindow, minutes: [...minutes] };
+  }
+
+  finish(): CopyRows {
+    const chunks = this.chunk.rows > 0 ? [...this.chunks, this.chunk] : [...this.chunks];
+    return { count: this.count, chunks, borrowed: this.borrowed, rejected: this.rejected, outOfWindow: this.outOfWindow, minutes: [...this.minutes] };
+  }
+}
+
+export function toCopyRows(events: readonly NormalizedEvent[], window: TsWindow = currentWindow()): CopyRows {
+  const builder = new CopyRowsBuilder(window);
+  builder.add(events);
+  return builder.finish();
 }
 
 export async function insertCopyRows(driver: SqlDriver, batch: CopyRows): Promise<InsertResult> {
@@ -222,13 +252,13 @@ type ChunkRow = { line: string; index: number; contribution: Contribution };
 
 /** The chunk's rows with their batch indexes; only split apart when the database refused the chunk. */
 function rowsOf(chunk: Chunk): ChunkRow[] {
-  const lines = chunk.text.split("\n");
+  const lines = chunk.text.join("").split("\n");
   lines.pop();
   return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]!, contribution: chunk.contributions[i]! }));
 }
 
 function chunkOf(rows: ChunkRow[]): Chunk {
-  return { rows: rows.length, text: rows.map((r) => r.line).join(""), indexes: rows.map((r) => r.index), contributions: rows.map((r) => r.contribution) };
+  return { rows: rows.length, text: [rows.map((r) => r.line).join("")], indexes: rows.map((r) => r.index), contributions: rows.map((r) => r.contribution) };
 }
 
 const COPY_EVENTS = `COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`;
@@ -243,7 +273,7 @@ const UNIQUE_VIOLATION = "23505";
 async function insertChunk(driver: SqlDriver, chunk: Chunk): Promise<number> {
   try {
     return await driver.transaction(async (tx) => {
-      await tx.copyIn!(COPY_EVENTS, [chunk.text]);
+      await tx.copyIn!(COPY_EVENTS, chunk.text);
       await writeJournal(tx, chunk.contributions);
       return chunk.rows;
     });
@@ -264,7 +294,7 @@ function insertedOnly(contributions: Contribution[], inserted: { id: string; ts:
 async function insertByStaging(tx: SqlSession, chunk: Chunk): Promise<number> {
   const columns = EVENT_COLUMNS.join(", ");
   await tx.exec(`CREATE TEMP TABLE IF NOT EXISTS events_incoming (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
-  await tx.copyIn!(`COPY events_incoming (${columns}) FROM STDIN`, [chunk.text]);
+  await tx.copyIn!(`COPY events_incoming (${columns}) FROM STDIN`, chunk.text);
   const inserted = await tx.query<{ id: string; ts: string }>(
     `INSERT INTO events (${columns}) SELECT ${columns} FROM events_incoming ON CONFLICT (id, ts) DO NOTHING RETURNING id, ts`,
   );

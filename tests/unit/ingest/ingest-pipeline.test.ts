@@ -76,6 +76,36 @@ describe("ingest pipeline", () => {
     assert.equal(commits.at(-1), 12);
   });
 
+  it("hands a sink's own batch its events a few hundred at a time, and maps its rejections to their lines", async () => {
+    const adds: number[] = [];
+    const stored: string[] = [];
+    const sink: EventSink = {
+      description: "encoding",
+      write: () => Promise.reject(new Error("a sink with batch() is written through it")),
+      batch() {
+        const ids: string[] = [];
+        return {
+          add(events) {
+            adds.push(events.length);
+            for (const e of events) ids.push(e.id);
+          },
+          async write() {
+            const rejected = ids.flatMap((id, index) => (id === "e700" ? [{ index, reason: "refused" }] : []));
+            stored.push(...ids.filter((id) => id !== "e700"));
+            return { accepted: ids.length - rejected.length, duplicates: 0, rejected };
+          },
+        };
+      },
+      async close() {},
+    };
+    const lines = Array.from({ length: 1000 }, (_, i) => `e${i + 1}`);
+    const summary = await runIngest({ lines: input(lines), parser: lineByLine(parseLine), sink, batchSize: 600 });
+    assert.deepEqual(stored, lines.filter((l) => l !== "e700"));
+    assert.ok(Math.max(...adds) <= 256, `events were handed over ${Math.max(...adds)} at a time`);
+    assert.deepEqual(summary.rejections.map((r) => [r.line, r.reason]), [[700, "refused"]]);
+    assert.equal(summary.accepted, 999);
+  });
+
   it("stops at a fatal sink error and reports it", async () => {
     const { sink } = memorySink({ failOn: "e3" });
     await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parser: lineByLine(parseLine), sink, batchSize: 1 }), /store is gone/);
