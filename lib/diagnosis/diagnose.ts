@@ -6,6 +6,7 @@ import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
+import { tieSendsToRecords } from "./span-links.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
@@ -59,7 +60,7 @@ const effectPossible = (d: Delivery) => d.effect === "executed" || d.effect === 
  */
 export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): KeyDiagnosis {
   const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
-  const pool = uniqueById([...input.events, ...input.context]);
+  const pool = tieSendsToRecords(uniqueById([...input.events, ...input.context]));
   const keyEvents = selectKeyEvents(input.bizKey, pool);
   const context = pool.filter((e) => CONTEXT_KINDS.has(e.kind));
   const byId = new Map(keyEvents.map((e) => [e.id, e]));

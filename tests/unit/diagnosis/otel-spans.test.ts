@@ -7,7 +7,7 @@ import { mapSpans } from "../../../collectors/otlp-traces/map.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { contextOf } from "../../../lib/diagnosis/scope.ts";
 import type { KeyDiagnosis } from "../../../lib/diagnosis/types.ts";
-import { protobufBody, SpanRecorder } from "../../helpers/otel.ts";
+import { linkTo, protobufBody, SpanRecorder } from "../../helpers/otel.ts";
 
 /**
  * Diagnosis from OpenTelemetry spans alone, no client or broker log: Kafka and RocketMQ 5 spans made with the real
@@ -101,6 +101,21 @@ for (const names of ["old", "new"] as const) {
         consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + gapMs + 100, end: T0 + gapMs + 120, parent: first, attributes: kafka(names, "process", 41) });
         consumer.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + gapMs + 130, end: T0 + gapMs + 150, parent: second, attributes: kafka(names, "process", 42) });
         assert.deepEqual(diagnose([producer, consumer], "ORDER-1").duplicates.map((v) => v.cause), [cause], `${gapMs} ms apart`);
+      }
+    });
+
+    it("Kafka: sends that name no offset (kafkajs) are tied to their records through the process spans under them", () => {
+      for (const link of [false, true]) {
+        const producer = process(10, "@opentelemetry/instrumentation-kafkajs");
+        const first = producer.span({ name: "send orders", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: kafka(names, "publish", null) });
+        const second = producer.span({ name: "send orders", kind: SpanKind.PRODUCER, start: T0 + 2500, end: T0 + 2502, attributes: kafka(names, "publish", null) });
+        const consumer = process(201, "@opentelemetry/instrumentation-kafkajs");
+        // A process span is the send's child, or (a new root) links to it.
+        const under = (send: ReadableSpan) => (link ? { links: [linkTo(send)] } : { parent: send });
+        consumer.span({ name: "process orders", kind: SpanKind.CONSUMER, start: T0 + 2600, end: T0 + 2620, ...under(first), attributes: kafka(names, "process", 41) });
+        consumer.span({ name: "process orders", kind: SpanKind.CONSUMER, start: T0 + 2630, end: T0 + 2650, ...under(second), attributes: kafka(names, "process", 42) });
+        const d = diagnose([producer, consumer], "ORDER-1");
+        assert.deepEqual(verdicts(d), [["producer_retry", ["different_msg_ids", "kafka_send_retried"]]], link ? "by link" : "by parent");
       }
     });
 
