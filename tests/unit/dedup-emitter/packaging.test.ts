@@ -19,6 +19,19 @@ const SOURCE = path.join(ROOT, "lib/dedup-emitter");
 const sources = readdirSync(SOURCE).filter((f) => f.endsWith(".ts"));
 
 describe("dupscope/dedup packaging", () => {
+  it("is in the package npm packs, built", () => {
+    // prepack builds dist/dedup, which .gitignore leaves out of the repository and .npmignore keeps in the tarball.
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts=false"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const [packed] = JSON.parse(out) as { files: { path: string }[] }[];
+    const files = new Set(packed!.files.map((f) => f.path));
+    for (const source of sources) {
+      const built = `dist/dedup/${source.replace(/\.ts$/, "")}`;
+      assert.ok(files.has(`${built}.js`) && files.has(`${built}.d.ts`), `${built}.js and .d.ts are not in the package`);
+    }
+    assert.ok(files.has("bin/dupscope.mjs") && files.has("package.json"));
+    assert.ok(![...files].some((f) => f.startsWith("node_modules/") || f.startsWith(".next/")), "the package carries build or install output");
+  });
+
   it("imports nothing but its own files and Node's built-ins", () => {
     const seen = new Set<string>();
     for (const file of sources) {

@@ -112,6 +112,25 @@ describe("business-table rows (dupscope probe) and the outcome of a duplicate", 
     assert.equal(valuesOf(leaked.evidence, "written_twice").gapMs, 20_010);
   });
 
+  it("a unique-key violation in the dedup log and one row: the database layer held", () => {
+    const { events, context } = ackLost();
+    const dbKey = `payment:${KEY}`;
+    const logged = [
+      dedup({ at: 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, layer: "db", decision: "pass", dedupKey: dbKey }),
+      dedup({ at: 30, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, layer: "db", decision: "executed" }),
+      // B's INSERT of the same order id hit the unique key (dupscope/dedup's dbUniqueInsert logs it as a db hit).
+      dedup({ at: 20 * SEC + 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: B, layer: "db", decision: "hit", dedupKey: dbKey }),
+    ];
+    const held = only(diagnose([...events, ...logged, row(28, A)], context));
+    assert.equal(held.cause, "ack_lost");
+    assert.equal(held.outcome, "caught");
+    assert.equal(held.layer, "db");
+    assert.deepEqual(
+      held.evidence.filter((e) => e.role === "outcome").map((e) => e.code),
+      ["dedup_hit", "written_once"],
+    );
+  });
+
   it("never overrules two executed lines: one row then stays a leak, with the row shown", () => {
     const { events, context } = ackLost();
     const logged = [...redisOnce({ at: 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, ttlMs: 10_000 }), ...redisOnce({ at: 20 * SEC + 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: B, ttlMs: 10_000 })];
