@@ -22,6 +22,9 @@ export async function rabbitmqctl(...args: string[]): Promise<string> {
  * What the RabbitMQ tests need and cannot do without, each as the command that fixes it: a reachable broker, the
  * event exchange plugin, the shovel plugin, and tracing on vhost `/` (which a node restart switches off).
  */
+/** What a newcomer runs instead of the commands one by one: it does all of them (scripts/setup-test.sh). */
+const SETUP = " (npm run setup:test, as root, does this and the rest)";
+
 export async function brokerProblems(): Promise<string[]> {
   let model: ChannelModel;
   try {
@@ -33,13 +36,13 @@ export async function brokerProblems(): Promise<string[]> {
   try {
     const probe = await model.createChannel();
     probe.on("error", () => {});
-    await probe.checkExchange("amq.rabbitmq.event").catch(() => problems.push("amq.rabbitmq.event is missing: rabbitmq-plugins enable rabbitmq_event_exchange"));
-    if (!(await tracingWorks(model))) problems.push("tracing is off on vhost /: rabbitmqctl trace_on -p /");
+    await probe.checkExchange("amq.rabbitmq.event").catch(() => problems.push(`amq.rabbitmq.event is missing: rabbitmq-plugins enable rabbitmq_event_exchange${SETUP}`));
+    if (!(await tracingWorks(model))) problems.push(`tracing is off on vhost /: rabbitmqctl trace_on -p /${SETUP}`);
   } finally {
     await model.close().catch(() => {});
   }
   const enabled = await rabbitmqctlPlugins().catch((error: Error) => `rabbitmq-plugins failed: ${error.message}`);
-  if (!enabled.includes("rabbitmq_shovel")) problems.push(`the shovel plugin is off (${enabled.slice(0, 200)}): rabbitmq-plugins enable rabbitmq_shovel`);
+  if (!enabled.includes("rabbitmq_shovel")) problems.push(`the shovel plugin is off (${enabled.slice(0, 200)}): rabbitmq-plugins enable rabbitmq_shovel${SETUP}`);
   return problems;
 }
 

@@ -17,7 +17,7 @@ import {
   type DedupLine,
 } from "../../../lib/dedup-emitter/index.ts";
 import { MAX_TS, MIN_TS } from "../../../lib/dedup-emitter/record.ts";
-import { collected, fakeRedis, manualClock, story } from "./helpers.ts";
+import { collected, fakeRedis, manualClock, story } from "../../helpers/dedup-emitter.ts";
 
 /**
  * The emitter is published on its own and cannot import the collector, so these tests hold the two together: every

@@ -15,7 +15,7 @@ import {
   rabbitmqInstance,
   type DedupLogOptions,
 } from "../../../lib/dedup-emitter/index.ts";
-import { fakeRedis, manualClock } from "./helpers.ts";
+import { fakeRedis, manualClock } from "../../helpers/dedup-emitter.ts";
 
 const INSTANCE = "10.8.3.17@23817";
 

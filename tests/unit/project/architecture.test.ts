@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -37,9 +37,23 @@ async function cruiseTree(files: Record<string, string>): Promise<string> {
   }
 }
 
+/** The paths `npm run lint:deps` cruises: what follows its options in package.json. */
+function lintedPaths(): string[] {
+  const scripts = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const words = scripts["lint:deps"]!.split(/\s+/).slice(1);
+  const paths: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i]!.startsWith("--")) i++;
+    else paths.push(words[i]!);
+  }
+  return paths;
+}
+
 describe("the import rules", () => {
   it("hold for the whole project (npm run lint:deps)", async () => {
-    const { ok, output } = await cruise(ROOT, ["app", "components", "lib", "collectors", "cli", "bin", "scripts", "bench", "tests", "proxy.ts", "instrumentation.ts", "instrumentation-node.ts"]);
+    const paths = lintedPaths();
+    assert.ok(paths.includes("lib") && paths.includes("tests"), `lint:deps cruises ${paths.join(" ")}`);
+    const { ok, output } = await cruise(ROOT, paths);
     assert.ok(ok, output);
     assert.match(output, /no dependency violations found/);
   });
@@ -83,5 +97,23 @@ describe("the import rules", () => {
       "lib/events/model.ts": "export const e = 1;\n",
     });
     assert.match(output, /every-module-in-a-layer: lib\/reports\/summary\.ts/);
+  });
+});
+
+describe("the tests' layout", () => {
+  /** Every .ts and .tsx file under a directory, relative to the root. */
+  function tsFiles(dir: string): string[] {
+    return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return tsFiles(rel);
+      return /\.tsx?$/.test(entry.name) ? [rel] : [];
+    });
+  }
+
+  it("keeps suites under tests/<layer>/ and every helper in tests/helpers/", () => {
+    const misplaced = tsFiles("tests").filter((f) => !f.endsWith(".test.ts") && !f.startsWith("tests/helpers/") && !f.startsWith("tests/fixtures/"));
+    assert.deepEqual(misplaced, [], "a module under tests/ that is not a suite belongs in tests/helpers/");
+    const beside = ["app", "components", "lib", "collectors", "cli"].flatMap(tsFiles).filter((f) => /\.test\.tsx?$/.test(f));
+    assert.deepEqual(beside, [], "suites live under tests/, not beside the code");
   });
 });

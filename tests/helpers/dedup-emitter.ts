@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { parse } from "../../../collectors/dedup-log/parse.ts";
-import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import type { RedisMarkerClient } from "../../../lib/dedup-emitter/index.ts";
+import { parse } from "../../collectors/dedup-log/parse.ts";
+import type { NormalizedEvent } from "../../lib/events/model.ts";
+import type { RedisMarkerClient } from "../../lib/dedup-emitter/index.ts";
 
 /** A clock the test moves by hand, starting at 2026-11-30T04:00:01.204Z. */
 export function manualClock(start = 1796011201204) {
