@@ -1,20 +1,14 @@
 import { findFormat, formatNames, type CollectorFormat } from "../../collectors/registry.ts";
 import { SNIFF_LINES, sniffFormat, UnknownFormatError } from "../../collectors/sniff.ts";
-import { lineOfEvent, parseLines, type LineResult, type ParseContext } from "../../collectors/types.ts";
+import type { ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
-import type { NormalizedEvent } from "../events/model.ts";
-import { validateEvent } from "../events/validate.ts";
-import { recordIngestResults } from "../metrics/ingest-results.ts";
-import { insertEvents } from "../store/events-repo.ts";
+import { receiveText, type TextReceived } from "../ingest/receive.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
 import { ApiError } from "./errors.ts";
-import type { IngestResponse } from "./ingest-events.ts";
 import { maxBodyBytes, readBodyLimited } from "./read-body.ts";
 
-export interface FormatIngestResponse extends IngestResponse {
-  /** Lines that matched no template of the format (stack traces, unrelated log lines): not errors. */
-  skipped: number;
+export interface FormatIngestResponse extends TextReceived {
   /** The format the body was read as: the one named, or the one `auto` told from its first lines. */
   format: string;
 }
@@ -61,32 +55,8 @@ export async function ingestFormat(request: Request, formatName: string, store: 
     date: date ?? new Date(receivedAt + parseUtcOffset(utcOffset ?? "Z")).toISOString().slice(0, 10),
     inputTime: receivedAt,
   };
-  const rejected: IngestResponse["rejected"] = [];
-  const events: NormalizedEvent[] = [];
-  const lines: number[] = [];
-  const parser = format.open(ctx);
-  const keep = (result: LineResult, lineNo: number): LineResult => {
-    result.events.forEach((event, i) => {
-      const line = lineOfEvent(result, i, lineNo);
-      const checked = validateEvent(event);
-      if (checked.ok) {
-        events.push(checked.event);
-        lines.push(line);
-      } else {
-        rejected.push({ line, reason: checked.reason });
-      }
-    });
-    return { ...result, events: [] };
-  };
-  let lastLine = 0;
-  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, (lastLine = lineNo)), lineNo), end: () => keep(parser.end(), lastLine) });
-  for (const issue of parsed.issues) rejected.push({ line: issue.line, reason: `${issue.code}: ${issue.reason}` });
-  const stored = events.length > 0 ? await insertEvents((await store()).driver, events) : { accepted: 0, duplicates: 0, rejected: [], outOfWindow: 0 };
-  for (const r of stored.rejected) rejected.push({ line: lines[r.index]!, reason: r.reason });
-  rejected.sort((a, b) => a.line - b.line);
-  const { accepted, duplicates } = stored;
-  if (duplicates > 0 || rejected.length > 0) await recordIngestResults((await store()).driver, format.name, { duplicates, rejected: rejected.length, outOfWindow: stored.outOfWindow });
-  return { accepted, duplicates, rejected, skipped: parsed.skipped, format: format.name };
+  const received = await receiveText((await store()).driver, text, format, ctx);
+  return { ...received, format: format.name };
 }
 
 function sniffBody(text: string): CollectorFormat {

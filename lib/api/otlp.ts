@@ -1,13 +1,10 @@
 import { gunzipSync } from "node:zlib";
-import { FORMAT, KeyRulesError, keyRulesFromEnv, mapSpans, type KeyRule } from "../../collectors/otlp-traces/map.ts";
+import { KeyRulesError, keyRulesFromEnv, type KeyRule } from "../../collectors/otlp-traces/map.ts";
 import { ExportTraceServiceResponse, RPC_CODE, Status } from "../../collectors/otlp-traces/protocol.ts";
 import { decodeJson, decodeProtobuf } from "../../collectors/otlp-traces/decode.ts";
-import { OtlpDecodeError, type DecodedRequest } from "../../collectors/otlp-traces/spans.ts";
-import type { NormalizedEvent } from "../events/model.ts";
-import { validateEvent } from "../events/validate.ts";
+import { OtlpDecodeError } from "../../collectors/otlp-traces/spans.ts";
+import { receiveSpans, type SpansReceived } from "../ingest/receive.ts";
 import { logger } from "../log.ts";
-import { recordIngestResults } from "../metrics/ingest-results.ts";
-import { insertEvents } from "../store/events-repo.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
 import { ApiError, asApiError, ERROR_STATUS } from "./errors.ts";
@@ -18,7 +15,8 @@ import { maxBodyBytes, readBytesLimited, tooLarge } from "./read-body.ts";
  * or a Collector's `otlphttp` exporter points here unchanged. Protobuf or JSON, optionally gzip; the answer is an
  * ExportTraceServiceResponse in the request's encoding, with `partialSuccess` counting the spans refused. Failures
  * answer a google.rpc.Status in that encoding, with the status codes OTLP exporters act on (400 and 401 are not
- * retried, 429 and 503 are). The events a request maps to are stored together or, on a failure, not at all.
+ * retried, 429 and 503 are). A failure can leave part of a large request stored (events are written in chunks of
+ * 5,000); the exporter's retry then stores only the rest, as event ids come from trace and span ids.
  */
 
 type Encoding = "protobuf" | "json";
@@ -36,16 +34,6 @@ const RPC_FOR_STATUS: Record<number, number> = {
 let rules: KeyRule[] | undefined;
 const keyRules = () => (rules ??= keyRulesFromEnv());
 
-export interface OtlpResult {
-  spans: number;
-  /** Spans refused (unreadable, or an event they map to failed validation or storage). */
-  rejected: number;
-  /** Messaging spans that name no key and no message id (DUPSCOPE_OTLP_KEYS can say where the key is): kept out, not refused. */
-  unusable: number;
-  events: number;
-  stored: number;
-}
-
 export async function receiveTraces(request: Request, store: () => Promise<Store>): Promise<Response> {
   const encoding = encodingOf(request.headers.get("content-type"));
   try {
@@ -55,7 +43,7 @@ export async function receiveTraces(request: Request, store: () => Promise<Store
     requireIngestToken(request);
     const body = await bodyOf(request);
     const decoded = encoding === "protobuf" ? decodeProtobuf(body) : decodeJson(body.toString("utf8"));
-    const result = await storeSpans(decoded, store);
+    const result = await receiveSpans((await store()).driver, decoded, keyRules());
     return success(encoding, result);
   } catch (error) {
     return failure(encoding ?? "json", error);
@@ -84,38 +72,7 @@ async function bodyOf(request: Request): Promise<Buffer> {
   }
 }
 
-async function storeSpans(decoded: DecodedRequest, store: () => Promise<Store>): Promise<OtlpResult> {
-  const mapped = mapSpans(decoded.spans, keyRules());
-  const refused = new Set<number>();
-  const reasons: string[] = [];
-  const events: NormalizedEvent[] = [];
-  const spanOfEvent: number[] = [];
-  mapped.events.forEach((event, i) => {
-    const span = mapped.spanOf[i]!;
-    const checked = validateEvent(event);
-    if (checked.ok) {
-      events.push(checked.event);
-      spanOfEvent.push(span);
-    } else {
-      refused.add(span);
-      reasons.push(`span ${decoded.spans[span]?.spanId ?? "?"}: ${checked.reason}`);
-    }
-  });
-  const { driver } = await store();
-  const stored = events.length > 0 ? await insertEvents(driver, events) : { accepted: 0, duplicates: 0, rejected: [], outOfWindow: 0 };
-  for (const r of stored.rejected) {
-    refused.add(spanOfEvent[r.index]!);
-    reasons.push(`span ${decoded.spans[spanOfEvent[r.index]!]?.spanId ?? "?"}: ${r.reason}`);
-  }
-  reasons.push(...decoded.rejected.map((r) => `span ${r.index + 1} of the request: ${r.reason}`));
-  // What partialSuccess points the exporter's operator at.
-  if (reasons.length > 0) logger.warn({ refused: reasons.length, reasons: reasons.slice(0, 10) }, "OTLP trace request: spans refused");
-  const rejected = decoded.rejected.length + refused.size;
-  if (stored.duplicates > 0 || rejected > 0) await recordIngestResults(driver, FORMAT, { duplicates: stored.duplicates, rejected, outOfWindow: stored.outOfWindow });
-  return { spans: decoded.spans.length + decoded.rejected.length, rejected, unusable: mapped.refused.length, events: events.length, stored: stored.accepted };
-}
-
-function success(encoding: Encoding, result: OtlpResult): Response {
+function success(encoding: Encoding, result: SpansReceived): Response {
   const notes = [
     result.rejected > 0 ? `${result.rejected} of ${result.spans} spans could not be read or stored (see the server log)` : "",
     result.unusable > 0 ? `${result.unusable} messaging spans name no business key or message id (set DUPSCOPE_OTLP_KEYS)` : "",

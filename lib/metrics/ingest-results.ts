@@ -11,8 +11,8 @@ export interface IngestResults {
 
 /**
  * Counts what only the server's ingest routes know: records that were already stored and records it refused.
- * Accepted events are counted by the events trigger instead, for every writer. A failure here must not fail the
- * ingest whose events are already stored, so it is logged and dropped.
+ * Accepted events are counted when the diagnosis workers fold the ingest journal, for every writer. A failure here
+ * must not fail the ingest whose events are already stored, so it is logged and dropped.
  */
 export async function recordIngestResults(driver: SqlDriver, format: string, results: IngestResults): Promise<void> {
   const outOfWindow = results.outOfWindow ?? 0;
