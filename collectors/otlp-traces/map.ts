@@ -362,7 +362,11 @@ function detailOf(span: OtlpSpan, base: Base, extra: Record<string, DetailValue>
     messagingClientId: text(a["messaging.client.id"]) ?? text(a["messaging.client_id"]),
     routingKey: text(a["messaging.rabbitmq.destination.routing_key"]) ?? text(a["messaging.rabbitmq.routing_key"]),
     deliveryTag: integer(a["messaging.rabbitmq.message.delivery_tag"]),
-    tag: text(a["messaging.rocketmq.message.tag"]),
+    // The 4.8 agent's experimental attributes (otel.instrumentation.rocketmq-client.experimental-span-attributes)
+    // predate the message.* names: tags, broker_address, send_result.
+    tag: text(a["messaging.rocketmq.message.tag"]) ?? text(a["messaging.rocketmq.tags"]),
+    brokerAddress: text(a["messaging.rocketmq.broker_address"]),
+    sendResult: text(a["messaging.rocketmq.send_result"]),
     messageType: text(a["messaging.rocketmq.message.type"]),
     deliveryTimestamp: integer(a["messaging.rocketmq.message.delivery_timestamp"]),
     batchCount: integer(a["messaging.batch.message_count"]),

@@ -168,6 +168,7 @@ export type MissingCode =
   | "no_client_log"
   | "no_broker_log"
   | "host_only_identity"
+  | "service_only_identity"
   | "no_consume_end"
   | "no_msg_id"
   | "no_event_exchange";

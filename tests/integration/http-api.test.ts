@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
 import { backends } from "../helpers/stores.ts";
 import { citedEventIds, type KeyReport } from "../../lib/views/key-report.ts";
 import { ORDER_KEY, orderStory, T0, toNdjson } from "../helpers/events.ts";
@@ -134,6 +135,26 @@ for (const backend of backends) {
       assert.match((await big.json()).error.message, /DUPSCOPE_MAX_BODY_BYTES/);
       const form = await ingest("a=b", { "content-type": "application/x-www-form-urlencoded" });
       assert.equal(form.status, 415);
+    });
+
+    it("holds OTLP trace requests to the same limit, before and after gunzip (RESOURCE_EXHAUSTED, not retried)", async () => {
+      const traces = (body: Buffer | string, headers: Record<string, string> = {}) =>
+        fetch(`${server.url}/v1/traces`, { method: "POST", body: typeof body === "string" ? body : new Blob([new Uint8Array(body)]), headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}`, ...headers } });
+      // A JSON export request padded past the limit: refused whole, whatever it holds.
+      const padded = JSON.stringify({ resourceSpans: [], pad: "x".repeat(MAX_BODY) });
+      const big = await traces(padded);
+      assert.equal(big.status, 413);
+      const status = (await big.json()) as { code: number; message: string };
+      assert.deepEqual([status.code, /DUPSCOPE_MAX_BODY_BYTES/.test(status.message)], [8, true]);
+      // Small on the wire, past the limit once inflated.
+      const bomb = gzipSync(padded);
+      assert.ok(bomb.length < MAX_BODY / 10);
+      const inflated = await traces(bomb, { "content-encoding": "gzip" });
+      assert.equal(inflated.status, 413);
+      assert.equal(((await inflated.json()) as { code: number }).code, 8);
+      // The same request under the limit is read.
+      const ok = await traces(gzipSync(JSON.stringify({ resourceSpans: [] })), { "content-encoding": "gzip" });
+      assert.equal(ok.status, 200);
     });
 
     it("answers an unknown key with 404 and a clear message, and handles keys with reserved characters", async () => {

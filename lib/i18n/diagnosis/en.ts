@@ -136,6 +136,8 @@ export const en: Language = {
     no_client_log: (m, f) => `no client log for instance ${f.i(m.instance ?? null)}`,
     no_broker_log: (m) => `no broker log for group ${m.group ?? "?"}: a consumer that vanished cannot be seen`,
     host_only_identity: (m, f) => `instances on ${f.i(m.instance ?? null)} are named by host only: two processes there look alike`,
+    service_only_identity: (m, f) =>
+      `the spans of ${f.i(m.instance ?? null)} name only their service: its replicas look alike; set k8s.pod.name or host.name and process.pid in the resource`,
     no_consume_end: (m, f) => `no SubAfter for the delivery to ${f.i(m.instance ?? null)}${m.ts === undefined ? "" : ` at ${f.t(m.ts)}`}: trace dropped, or the process died`,
     no_msg_id: (m) => `deliveries of group ${m.group ?? "?"} carry no msgId`,
     no_event_exchange: (m, f) =>

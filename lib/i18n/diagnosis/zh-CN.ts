@@ -135,6 +135,7 @@ export const zhCN: Language = {
     no_client_log: (m, f) => `实例 ${f.i(m.instance ?? null)} 没有客户端日志`,
     no_broker_log: (m) => `消费组 ${m.group ?? "?"} 没有 broker 日志：无法看到消失的消费者`,
     host_only_identity: (m, f) => `${f.i(m.instance ?? null)} 上的实例只有主机名：同一主机上的两个进程无法区分`,
+    service_only_identity: (m, f) => `${f.i(m.instance ?? null)} 的 span 只带服务名：它的各个副本无法区分；请在 resource 中设置 k8s.pod.name，或 host.name 与 process.pid`,
     no_consume_end: (m, f) => `${m.ts === undefined ? "" : `${f.t(m.ts)} `}投递给 ${f.i(m.instance ?? null)} 的消息没有 SubAfter：轨迹丢失，或进程已退出`,
     no_msg_id: (m) => `消费组 ${m.group ?? "?"} 的投递没有 msgId`,
     no_event_exchange: (m, f) => `两次投递前后没有 ${f.i(m.instance ?? null)} 的通道或连接事件：请启用 rabbitmq_event_exchange（或接入 RabbitMQ 服务端日志），才能看到消费者通道的关闭`,

@@ -121,6 +121,33 @@ describe("OTLP spans to events", () => {
     }
   });
 
+  it("Java agent rocketmq-client-4.8 with its experimental attributes: tags, queue offset, broker address, send result", () => {
+    // The shapes of the agent's RocketMqProducer/ConsumerExperimentalAttributeExtractor and its tests: the message
+    // id is the client's UNIQ_KEY, and a 4.x span names no keys, so DUPSCOPE_OTLP_KEYS points at a header.
+    const producer = new SpanRecorder(JAVA_HOST(3001), "io.opentelemetry.rocketmq-client-4.8");
+    const send = producer.span({
+      name: "pay-success publish",
+      kind: SpanKind.PRODUCER,
+      start: T0,
+      end: T0 + 3,
+      attributes: { "messaging.system": "rocketmq", "messaging.destination.name": "pay-success", "messaging.message.id": "0A0B0C0D0E0F00000000000001", "messaging.rocketmq.tags": "TagA", "messaging.rocketmq.broker_address": "10.0.0.2:10911", "messaging.rocketmq.send_result": "SEND_OK", "order.id": "PAY-9" },
+    });
+    const consumer = new SpanRecorder(JAVA_HOST(3002), "io.opentelemetry.rocketmq-client-4.8");
+    consumer.span({
+      name: "pay-success process",
+      kind: SpanKind.CONSUMER,
+      start: T0 + 20,
+      end: T0 + 40,
+      parent: send,
+      attributes: { "messaging.system": "rocketmq", "messaging.destination.name": "pay-success", "messaging.operation": "process", "messaging.message.id": "0A0B0C0D0E0F00000000000001", "messaging.rocketmq.tags": "TagA", "messaging.rocketmq.queue_id": 3, "messaging.rocketmq.queue_offset": 1877, "messaging.rocketmq.broker_address": "10.0.0.2:10911", "order.id": "PAY-9" },
+    });
+    const { events } = mapped([producer, consumer], "rocketmq=order.id");
+    assert.deepEqual(kinds(events), ["publish", "consume_start", "consume_end"]);
+    const [pub, start] = events;
+    assert.deepEqual([pub!.bizKey, pub!.detail.tag, pub!.detail.brokerAddress, pub!.detail.sendResult], ["PAY-9", "TagA", "10.0.0.2:10911", "SEND_OK"]);
+    assert.deepEqual([start!.bizKey, start!.queueOffset, start!.queue, start!.detail.tag], ["PAY-9", 1877, null, "TagA"]);
+  });
+
   it("amqplib: the consume span ends at the settle; ack, nack and a channel that closed first read differently", () => {
     const producer = new SpanRecorder({ "service.name": "orders-api", "host.name": "api-1", "process.pid": 10 }, "@opentelemetry/instrumentation-amqplib");
     const publish = producer.span({

@@ -103,7 +103,7 @@ const ADVICE: { [C in AdviceCode]: AdviceValues[C] } = {
   no_dedup_log: { count: 9 },
 };
 
-const MISSING: MissingCode[] = ["no_pub_trace", "no_consume_trace", "no_dedup_log", "no_dedup_line", "no_client_log", "no_broker_log", "host_only_identity", "no_consume_end", "no_msg_id", "no_event_exchange"];
+const MISSING: MissingCode[] = ["no_pub_trace", "no_consume_trace", "no_dedup_log", "no_dedup_line", "no_client_log", "no_broker_log", "host_only_identity", "service_only_identity", "no_consume_end", "no_msg_id", "no_event_exchange"];
 
 const BROKEN = /undefined|NaN|null|\[object|\$\{/;
 
