@@ -1,7 +1,7 @@
 // `npm run docs:check`: every example in the docs is checked against the code it describes. The same checks run
 // in `npm test` (tests/unit/project/docs-snippets.test.ts).
 //
-// Docs: README.md, docs/*.md, collectors/**/README.md, lib/**/README.md. In each:
+// Docs: README.md, docs/*.md, and the README.md files under collectors/, lib/, emitters/ and tests/fixtures/. In each:
 //   Commands, in sh/bash/shell/zsh blocks (every line), console and untagged blocks (the lines after a `$ ` prompt)
 //   and inline `code` that starts with npm/npx/dupscope/curl:
 //     npm run X, npm test/start  → X is a script in package.json; options after `--` are read by its source file
@@ -15,6 +15,9 @@
 //   `METHOD /api/…` and `METHOD /v1/…` (OTLP/HTTP) in prose and tables → as for curl
 //   json blocks parse (whole, or line by line as NDJSON; jsonc/json5 are not checked); yaml/yml blocks parse
 //   ts/typescript/js blocks: imports of repo paths (./…, @/…) resolve, and the names they import are exported
+//   java/kotlin/xml blocks that write the dedup log: every field they name is a dedup log v1 field, every layer and
+//   decision one the collector reads, and xml tags close in order (emitters/java/README.md's java blocks are also
+//   compiled against the emitter, by tests/unit/collectors/dedup-log-java-emitter.test.ts)
 //   env/dotenv blocks and the prose: every DUPSCOPE_* variable is read by the code; in a table headed
 //   "variable", every variable is read by some code (tests and benchmarks included)
 //   relative links [x](path) point to files that exist, and #anchors to headings they have; inline `lib/…` paths
@@ -33,6 +36,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command, Option } from "commander";
 import { parse as parseYaml } from "yaml";
+import { DEDUP_DECISIONS, DEDUP_LAYERS, dedupLogV1Schema } from "../collectors/dedup-log/parse.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -84,6 +88,8 @@ export function docFiles(root = ROOT): string[] {
     ...walk(path.join(root, "docs"), md).filter((f) => path.dirname(f) === path.join(root, "docs")),
     ...walk(path.join(root, "collectors"), (f) => path.basename(f) === "README.md"),
     ...walk(path.join(root, "lib"), (f) => path.basename(f) === "README.md"),
+    ...walk(path.join(root, "emitters"), (f) => path.basename(f) === "README.md"),
+    ...walk(path.join(root, "tests", "fixtures"), (f) => path.basename(f) === "README.md"),
   ];
   return files.map((f) => path.relative(root, f).split(path.sep).join("/")).sort();
 }
@@ -645,6 +651,61 @@ function checkYaml(c: Checker, block: Block): void {
   }
 }
 
+const DEDUP_FIELDS = new Set(Object.keys(dedupLogV1Schema.shape));
+const DEDUP_VALUES: Record<string, readonly string[]> = { layer: DEDUP_LAYERS, decision: DEDUP_DECISIONS };
+
+/**
+ * Java and XML examples of writing the dedup log through a logging framework (logback, log4j2, slf4j's MDC) cannot
+ * be compiled here without those libraries; what they must get right is the record: every field they name through
+ * kv(…), MDC.put(…), includeMdcKeyName or fieldName is one of dedup log v1's (a misspelt one leaves a required
+ * field out and every line refused), and every layer or decision they write is one the collector reads. XML must be
+ * well formed besides.
+ */
+function checkDedupLogBlock(c: Checker, block: Block): void {
+  const text = block.lines.join("\n");
+  if (!/dedup/i.test(text)) return;
+  block.lines.forEach((line, i) => {
+    const at = block.line + i;
+    const names = [
+      ...line.matchAll(/\bkv\(\s*"([^"]+)"/g),
+      ...line.matchAll(/\bMDC\.put\(\s*"([^"]+)"/g),
+      ...line.matchAll(/<(?:includeMdcKeyName|fieldName)>([^<]+)</g),
+    ].map((m) => m[1]!);
+    for (const name of names) {
+      c.checked();
+      if (!DEDUP_FIELDS.has(name)) c.problem(at, `"${name}" is no dedup log v1 field (${[...DEDUP_FIELDS].join(", ")})`);
+    }
+    for (const m of line.matchAll(/\bkv\(\s*"(layer|decision)"\s*,\s*"([^"]+)"\s*\)/g)) {
+      c.checked();
+      if (!DEDUP_VALUES[m[1]!]!.includes(m[2]!)) c.problem(at, `${m[1]} "${m[2]}" is not one of ${DEDUP_VALUES[m[1]!]!.join(", ")}`);
+    }
+  });
+  if (block.lang === "xml") checkXmlTags(c, block);
+}
+
+/** Tags open and close in order (comments, declarations and self-closing tags aside): enough to catch a broken paste. */
+function checkXmlTags(c: Checker, block: Block): void {
+  c.checked();
+  // Comments are blanked, not removed, so positions still give lines; a tag's attributes may span lines.
+  const text = block.lines.join("\n").replace(/<!--[\s\S]*?-->|<\?[\s\S]*?\?>/g, (m) => m.replace(/[^\n]/g, " "));
+  const lineAt = (index: number) => block.line + (text.slice(0, index).match(/\n/g)?.length ?? 0);
+  const open: { name: string; line: number }[] = [];
+  for (const m of text.matchAll(/<(\/?)([A-Za-z_][\w.:-]*)[^<>]*?(\/?)>/g)) {
+    const [, closing, name, selfClosing] = m;
+    if (selfClosing) continue;
+    const line = lineAt(m.index);
+    if (!closing) {
+      open.push({ name: name!, line });
+      continue;
+    }
+    const at = open.map((o) => o.name).lastIndexOf(name!);
+    // A close of an outer element: the ones inside it were left open. A close of nothing open: a stray tag.
+    if (at >= 0) for (const left of open.splice(at).slice(1)) c.problem(left.line, `<${left.name}> is never closed`);
+    else c.problem(line, `</${name}> closes ${open.at(-1) ? `<${open.at(-1)!.name}> (line ${open.at(-1)!.line})` : "nothing"}`);
+  }
+  for (const left of open) c.problem(left.line, `<${left.name}> is never closed`);
+}
+
 const RESOLVE_EXT = ["", ".ts", ".tsx", ".mjs", ".js", "/index.ts", "/index.tsx", "/index.js"];
 
 function resolveRepoImport(c: Checker, spec: string): string | undefined {
@@ -850,6 +911,7 @@ export function checkMarkdown(ctx: Context, file: string, text: string): FileRep
     if (lang === "yaml" || lang === "yml") checkYaml(c, block);
     if (["ts", "typescript", "tsx", "js", "javascript", "mjs"].includes(lang)) checkImports(c, block);
     if (["env", "dotenv", "sh", "bash", "shell", "zsh", "ini", "properties"].includes(lang)) checkEnvBlock(c, block);
+    if (["java", "kotlin", "xml"].includes(lang)) checkDedupLogBlock(c, block);
   }
   checkLinks(c, prose);
   checkOutsidePaths(c, text.split("\n"));

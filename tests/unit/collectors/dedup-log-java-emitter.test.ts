@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { validateEvent } from "../../../lib/events/validate.ts";
@@ -63,6 +63,76 @@ if (!hasTool("javac") || !hasTool("java")) {
 
     after(() => {
       if (classes) rmSync(classes, { recursive: true, force: true });
+    });
+
+    it("compiles the examples of its README against itself", () => {
+      // Each ```java block of emitters/java/README.md goes where it belongs in an application: the listener's
+      // consumeMessage into the listener, the consumer's wiring and the API calls into methods of their own. The
+      // RocketMQ consumer and the application's Redis and service are stand-ins, as the stub's classes are.
+      const readme = readFileSync(path.join(EMITTER, "README.md"), "utf8");
+      const blocks = [...readme.matchAll(/^```java\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+      assert.ok(blocks.length >= 3, `the README has ${blocks.length} java blocks`);
+      const listener = blocks.filter((b) => b.includes("public ConsumeConcurrentlyStatus consumeMessage("));
+      const wiring = blocks.filter((b) => b.includes("new DefaultMQPushConsumer(") && !listener.includes(b));
+      const calls = blocks.filter((b) => !listener.includes(b) && !wiring.includes(b));
+      assert.equal(listener.length, 1, "one block is the listener's consumeMessage");
+      const dir = mkdtempSync(path.join(tmpdir(), "dupscope-java-readme-"));
+      try {
+        const consumerStub = path.join(dir, "org", "apache", "rocketmq", "client", "consumer");
+        mkdirSync(consumerStub, { recursive: true });
+        writeFileSync(
+          path.join(consumerStub, "DefaultMQPushConsumer.java"),
+          `package org.apache.rocketmq.client.consumer;
+import org.apache.rocketmq.client.consumer.listener.MessageListener;
+public class DefaultMQPushConsumer {
+    public DefaultMQPushConsumer(String consumerGroup) {}
+    public void subscribe(String topic, String subExpression) {}
+    public void registerMessageListener(MessageListener listener) {}
+    public void start() {}
+    public String buildMQClientId() { return "10.8.3.17@23817"; }
+}
+`,
+        );
+        mkdirSync(path.join(dir, "readme"));
+        const method = (name: string, params: string, body: string) => `    static void ${name}(${params}) throws Exception {\n${body}    }\n`;
+        writeFileSync(
+          path.join(dir, "readme", "ReadmeExamples.java"),
+          `package readme;
+import dupscope.dedup.DedupLog;
+import dupscope.dedup.DedupLogListener;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+final class ReadmeExamples {
+    interface ValueOperations { Boolean setIfAbsent(String key, String value, Duration timeout); }
+    interface Redis { ValueOperations opsForValue(); }
+    interface Points { void award(MessageExt msg); }
+
+    static final class AwardPointsListener implements MessageListenerConcurrently {
+        private final Redis redis;
+        private final Points points;
+        AwardPointsListener(Redis redis, Points points) { this.redis = redis; this.points = points; }
+        @Override
+${listener[0]}    }
+
+${wiring.map((b, i) => method(`wiring${i}`, "Redis redis, Points points", b)).join("\n")}
+${calls.map((b, i) => method(`calls${i}`, "DefaultMQPushConsumer consumer, MessageExt msg, MessageQueue mq, String orderId, Exception e", b)).join("\n")}
+}
+`,
+        );
+        const sources = [...["src", "stub"].flatMap((d) => javaSources(path.join(EMITTER, d))), ...javaSources(dir)];
+        const javac = run("javac", ["--release", "8", "-encoding", "UTF-8", "-Xlint:all,-options,-processing", "-d", path.join(dir, "classes"), ...sources]);
+        assert.equal(javac.status, 0, `the README's examples do not compile:\n${javac.stdout}${javac.stderr}`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("passes its own Java unit test", () => {

@@ -4,7 +4,7 @@ import { anchorsOf, checkDocs, checkMarkdown, formatReports, loadContext, shellC
 
 /** `npm run docs:check` in the test run: every doc example against the code (scripts/docs-check.ts says what). */
 describe("doc examples", () => {
-  it("every example in README.md, docs/ and the collectors' and lib's READMEs matches the code", async () => {
+  it("every example in README.md, docs/ and the READMEs of collectors/, lib/, emitters/ and tests/fixtures/ matches the code", async () => {
     const reports = await checkDocs();
     assert.ok(reports.length >= 10, `only ${reports.length} docs found`);
     assert.ok(reports.some((r) => r.file === "README.md"));
@@ -106,6 +106,36 @@ describe("docs:check finds drift", () => {
     expectProblem(problems, 15, "exports no noSuchExport");
     expectProblem(problems, 16, 'import "./lib/no-such-module.ts": no such file');
     assert.equal(problems.length, 4, problems.join("\n"));
+  });
+
+  it("in java and xml blocks that write the dedup log: its field names and values, and tags that close", () => {
+    const problems = problemsOf(
+      [
+        "```java", // 1
+        'DEDUP.info("dedup", kv("layer", "redis"), kv("decision", "skipped"));', // 2: no such decision
+        'MDC.put("bizkey", order.id());', // 3: bizKey misspelt
+        'MDC.put("bizKey", order.id());',
+        "```",
+        "```xml", // 6
+        "<configuration>",
+        "  <!-- the dedup log: <unclosed> in a comment is fine -->",
+        "  <encoder",
+        '      class="net.logstash.logback.encoder.LoggingEventCompositeJsonEncoder">',
+        "    <includeMdcKeyName>queue_id</includeMdcKeyName>", // 11: queueId misspelt
+        "  </appender>", // 12: closes <encoder>
+        "</configuration>",
+        "```",
+        "```java", // 15: not about the dedup log: not checked
+        'MDC.put("requestId", id);',
+        "```",
+      ].join("\n"),
+    );
+    expectProblem(problems, 2, 'decision "skipped" is not one of pass, hit, executed, failed, released');
+    expectProblem(problems, 3, '"bizkey" is no dedup log v1 field');
+    expectProblem(problems, 11, '"queue_id" is no dedup log v1 field');
+    expectProblem(problems, 12, "</appender> closes <encoder> (line 9)");
+    expectProblem(problems, 9, "<encoder> is never closed");
+    assert.equal(problems.length, 5, problems.join("\n"));
   });
 
   it("in links, paths, variables and format tables", () => {
