@@ -12,7 +12,7 @@ export const B = "10.0.0.7@88";
 export const T0 = Date.UTC(2026, 10, 30, 4, 0, 0);
 
 export const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-export const withUser = (url: string, user: string) => Object.assign(new URL(url), { username: user, password: "" }).toString();
+export const withUser = (url: string, user: string, password = "") => Object.assign(new URL(url), { username: user, password }).toString();
 
 /** One key's story: published, consumed on A (dedup log: redis pass, executed), A's channel dropped, redelivered to B. */
 export function story(key: string, n: number): { events: object[]; dedupLines: string[] } {

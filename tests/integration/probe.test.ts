@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -43,6 +43,38 @@ const PG_APP_DB = `dupscope_probe_app_${RUN}`;
 const PG_STORE_DB = `dupscope_probe_store_${RUN}`;
 const PG_ROLE = `dupscope_probe_${RUN}`;
 
+/** The probe user's password in the statements the doc gives (`'…'` there). */
+const PROBE_PASSWORD = `pw_${RUN}`;
+
+/**
+ * docs/probe.md's SQL blocks, as a reader runs them, with this run's names: the grant block (its MySQL half and its
+ * PostgreSQL half) and the example table. The suite builds its databases with them, so the doc's SQL is run here.
+ */
+function documentedSql(): { mariadbGrants: string[]; postgresGrants: string[]; paymentTable: string } {
+  const doc = readFileSync(path.join(import.meta.dirname, "..", "..", "docs", "probe.md"), "utf8");
+  const blocks = [...doc.matchAll(/^```sql\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  const grants = blocks.find((b) => b.includes("GRANT SELECT"));
+  const table = blocks.find((b) => b.includes("CREATE TABLE payment"));
+  assert.ok(grants && table, "docs/probe.md has its grant block and its payment table");
+  const statements = (text: string) => text.split(";").map((st) => st.replace(/^--.*$/gm, "").trim()).filter((st) => st !== "");
+  const [mariadb, postgres] = grants.split(/^-- PostgreSQL$/m);
+  const renamed = (st: string) => {
+    const out = st
+      .replaceAll("'…'", `'${PROBE_PASSWORD}'`)
+      .replaceAll("'dupscope_probe'@", `'${PROBE_USER}'@`)
+      .replace(/\bshop\.payment\b/g, `test.\`${TABLE}\``)
+      .replace(/\bDATABASE shop\b/g, `DATABASE "${PG_APP_DB}"`)
+      .replace(/\b(ROLE|TO) dupscope_probe\b/g, `$1 "${PG_ROLE}"`);
+    assert.doesNotMatch(out, /\bshop\b|\bdupscope_probe\b(?!_)/, `a name in docs/probe.md this suite does not rename: ${st}`);
+    return out;
+  };
+  return {
+    mariadbGrants: statements(mariadb!).map(renamed),
+    postgresGrants: statements(postgres ?? "").map(renamed),
+    paymentTable: statements(table)[0]!.replace(/^CREATE TABLE payment\b/, `CREATE TABLE \`${TABLE}\``),
+  };
+}
+
 const KEYS = { mariaLeak: "ORD-M-LEAK-0001", mariaCatch: "ORD-M-CATCH-0002", pgLeak: "ORD-P-LEAK-0003", pgCatch: "ORD-P-CATCH-0004" };
 
 /** MariaDB DATETIME at +08:00, as the application wrote it. */
@@ -82,8 +114,11 @@ describe("dupscope probe against MariaDB and PostgreSQL", { skip: !(await mariad
     dir = mkdtempSync(path.join(tmpdir(), "dupscope-probe-"));
 
     // MariaDB: the application's payment table, and a user that may only read it.
+    const sql = documentedSql();
     root = await mysql.createConnection({ uri: MARIADB_ROOT, dateStrings: true });
-    await root.query(`CREATE TABLE \`${TABLE}\` (id BIGINT AUTO_INCREMENT PRIMARY KEY, order_id VARCHAR(64) NOT NULL, created_at DATETIME(3) NOT NULL, updated_by VARCHAR(128), status VARCHAR(16), card_number VARCHAR(32))`);
+    // The doc's table, and a column the probe must never read.
+    await root.query(sql.paymentTable);
+    await root.query(`ALTER TABLE \`${TABLE}\` ADD COLUMN card_number VARCHAR(32)`);
     const mariaT = (n: number) => T0 + n * 60_000;
     await root.query(`INSERT INTO \`${TABLE}\` (order_id, created_at, updated_by, status, card_number) VALUES ?`, [
       [
@@ -92,15 +127,13 @@ describe("dupscope probe against MariaDB and PostgreSQL", { skip: !(await mariad
         [KEYS.mariaCatch, wallClock(mariaT(2) + 495), `${A}#2310457739811`, "PAID", "4111111111111111"],
       ],
     ]);
-    await root.query(`CREATE USER '${PROBE_USER}'@'%'`);
-    await root.query(`GRANT SELECT ON test.\`${TABLE}\` TO '${PROBE_USER}'@'%'`);
+    for (const statement of sql.mariadbGrants) await root.query(statement);
 
     // PostgreSQL: the same table in an application database of its own, and a role with only SELECT on it.
     pgAdmin = new pg.Client({ connectionString: PG_ADMIN });
     await pgAdmin.connect();
     await pgAdmin.query(`CREATE DATABASE "${PG_APP_DB}"`);
     await pgAdmin.query(`CREATE DATABASE "${PG_STORE_DB}"`);
-    await pgAdmin.query(`CREATE ROLE "${PG_ROLE}" LOGIN`);
     const app = new pg.Client({ connectionString: withDb(PG_ADMIN, PG_APP_DB) });
     await app.connect();
     try {
@@ -110,9 +143,7 @@ describe("dupscope probe against MariaDB and PostgreSQL", { skip: !(await mariad
         "INSERT INTO payment (order_id, created_at, updated_by, status, card_number) VALUES ($1, $2, $3, 'PAID', '4111111111111111'), ($1, $4, $5, 'PAID', '4111111111111111'), ($6, $7, $3, 'PAID', '4111111111111111')",
         [KEYS.pgLeak, new Date(pgT(3) + 495), A, new Date(pgT(3) + 20_050), B, KEYS.pgCatch, new Date(pgT(4) + 495)],
       );
-      await app.query(`GRANT CONNECT ON DATABASE "${PG_APP_DB}" TO "${PG_ROLE}"`);
-      await app.query(`GRANT USAGE ON SCHEMA public TO "${PG_ROLE}"`);
-      await app.query(`GRANT SELECT ON payment TO "${PG_ROLE}"`);
+      for (const statement of sql.postgresGrants) await app.query(statement);
     } finally {
       await app.end();
     }
@@ -155,7 +186,7 @@ probes:
     columns: { time: created_at, key: [id], instance: updated_by }
 `,
     );
-    env = { PAYMENT_MARIADB_URL: withUser(MARIADB_ROOT, PROBE_USER), PAYMENT_PG_URL: withUser(withDb(PG_ADMIN, PG_APP_DB), PG_ROLE) };
+    env = { PAYMENT_MARIADB_URL: withUser(MARIADB_ROOT, PROBE_USER, PROBE_PASSWORD), PAYMENT_PG_URL: withUser(withDb(PG_ADMIN, PG_APP_DB), PG_ROLE, PROBE_PASSWORD) };
   });
 
   after(async () => {
