@@ -9,7 +9,7 @@ import { ExportTraceServiceResponse, Status } from "../../collectors/otlp-traces
 import type { KeyReport } from "../../lib/views/key-report.ts";
 import { jsonBody, protobufBody, SpanRecorder } from "../helpers/otel.ts";
 import { BROKER_URL, brokerProblems, deleteQueues, sleep, uniqueName } from "../helpers/rabbitmq.ts";
-import { startServer, type RunningServer } from "../helpers/server.ts";
+import { freePort, startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
 
 /**
@@ -75,12 +75,14 @@ for (const backend of backends) {
   describe(`OTLP receiver on ${backend.name}`, () => {
     let server: RunningServer;
     let dispose: () => Promise<void>;
+    let otlpPort = 0;
     const queues: string[] = [];
 
     before(async () => {
       const created = await backend.create();
       dispose = created.dispose;
-      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN });
+      otlpPort = await freePort();
+      server = await startServer({ ...created.env, DUPSCOPE_INGEST_TOKEN: TOKEN, DUPSCOPE_OTLP_PORT: String(otlpPort) });
     });
 
     after(async () => {
@@ -114,6 +116,22 @@ for (const backend of backends) {
       assert.deepEqual(report.duplicates.map((d) => d.cause), ["producer_retry"], JSON.stringify(report.duplicates, null, 1));
       assert.ok(report.duplicates[0]!.evidence.some((e) => e.code === "stored_copies" && e.values.copies === 2));
       assert.equal(report.events.filter((e) => e.kind === "publish").length, 2);
+    });
+
+    it("takes OTLP on DUPSCOPE_OTLP_PORT too, with the same handler: token, answers, idempotent ids", async () => {
+      const url = `http://127.0.0.1:${otlpPort}/v1/traces`;
+      const spans = kafkaBatch(4318);
+      const headers = { "content-type": "application/x-protobuf", authorization: `Bearer ${TOKEN}` };
+      const stored = await fetch(url, { method: "POST", body: Buffer.from(protobufBody(spans)), headers });
+      assert.equal(stored.status, 200);
+      assert.equal(stored.headers.get("x-dupscope-events-stored"), "2");
+      const onDashboard = await post(server, Buffer.from(protobufBody(spans)), { "content-type": "application/x-protobuf" });
+      assert.equal(onDashboard.headers.get("x-dupscope-events-stored"), "0", "the same batch on the dashboard's port stores nothing new");
+      const unauthorised = await fetch(url, { method: "POST", body: jsonBody(spans), headers: { "content-type": "application/json" } });
+      assert.equal(unauthorised.status, 401);
+      assert.equal(((await unauthorised.json()) as { code: number }).code, 16);
+      assert.equal((await fetch(`http://127.0.0.1:${otlpPort}/`)).status, 404);
+      assert.equal((await fetch(url)).status, 405);
     });
 
     it("stores nothing new when an exporter sends the same batch again, in either encoding", async () => {

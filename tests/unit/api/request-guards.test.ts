@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { requireIngestToken } from "../../../lib/api/auth.ts";
 import { ApiError } from "../../../lib/api/errors.ts";
+import { otlpPortFromEnv } from "../../../lib/api/otlp-port.ts";
 import { maxBodyBytes, readBodyLimited } from "../../../lib/api/read-body.ts";
 
 function post(body: BodyInit | null, headers: Record<string, string> = {}): Request {
@@ -49,5 +50,14 @@ describe("body size limit", () => {
   it("stops reading a streamed body as soon as it passes the limit", async () => {
     await assert.rejects(readBodyLimited(post(streamOf(1000, 1024)), 10 * 1024), (e: unknown) => e instanceof ApiError && e.code === "payload_too_large");
     assert.equal((await readBodyLimited(post(streamOf(10, 1024)), 10 * 1024)).length, 10 * 1024);
+  });
+});
+
+describe("DUPSCOPE_OTLP_PORT", () => {
+  it("is off unless set, a TCP port when set, and refused with its value otherwise", () => {
+    assert.equal(otlpPortFromEnv({}), null);
+    assert.equal(otlpPortFromEnv({ DUPSCOPE_OTLP_PORT: " " }), null);
+    assert.equal(otlpPortFromEnv({ DUPSCOPE_OTLP_PORT: "4318" }), 4318);
+    for (const bad of ["0", "65536", "43l8", "-1", "4318.5"]) assert.throws(() => otlpPortFromEnv({ DUPSCOPE_OTLP_PORT: bad }), new RegExp(`TCP port .*"${bad.replace(".", "\\.")}"`));
   });
 });
