@@ -124,52 +124,45 @@ for (const names of ["old", "new"] as const) {
       const send = producer.span({ name: "orders publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 3, attributes: kafka(names, "publish", 41) });
       // Two replicas whose SDKs were given no host, pid or pod: their resources are the same.
       const replica = () => new SpanRecorder({ "service.name": "billing" }, KAFKA_SCOPE);
-      const [a, b] = [replica(), replica()];
-      a.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, attributes: kafka(names, "process", 41) });
-      b.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 31_000, end: T0 + 31_020, parent: send, attributes: kafka(names, "process", 41) });
-      const d = diagnose([producer, a, b], "ORDER-1");
+      const processedTwice = (a: SpanRecorder, b: SpanRecorder) => {
+        a.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, attributes: kafka(names, "process", 41) });
+        b.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 31_000, end: T0 + 31_020, parent: send, attributes: kafka(names, "process", 41) });
+        return diagnose([producer, a, b], "ORDER-1");
+      };
+      const d = processedTwice(replica(), replica());
       assert.equal(d.duplicates.length, 1);
       assert.deepEqual(d.duplicates[0]!.instances, { first: "billing", second: "billing" });
       assert.ok(d.missing.some((m) => m.code === "service_only_identity" && m.instance === "billing" && m.group === "billing"), JSON.stringify(d.missing));
-      const [c, e] = [process(201, KAFKA_SCOPE), process(202, KAFKA_SCOPE)];
-      c.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, attributes: kafka(names, "process", 41) });
-      e.span({ name: "orders process", kind: SpanKind.CONSUMER, start: T0 + 31_000, end: T0 + 31_020, parent: send, attributes: kafka(names, "process", 41) });
-      assert.ok(!diagnose([producer, c, e], "ORDER-1").missing.some((m) => m.code === "service_only_identity"), "host.name@process.pid names them");
+      const named = processedTwice(process(201, KAFKA_SCOPE), process(202, KAFKA_SCOPE));
+      assert.ok(!named.missing.some((m) => m.code === "service_only_identity"), "host.name@process.pid names them");
     });
 
-    it("RocketMQ 5: delivered again while the first attempt still ran is an invisible-time expiry", () => {
+    /** One RocketMQ 5 message sent at T0, processed on pid 201 over [10, firstEnd] and on pid 202 from secondStart for 20 ms. */
+    const rmq5Twice = (firstEnd: number, secondStart: number) => {
       const producer = process(10, RMQ5_SCOPE);
       const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
       const a = process(201, RMQ5_SCOPE);
-      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 45_000, parent: send, attributes: rocketmq(names, "process") });
+      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + firstEnd, parent: send, attributes: rocketmq(names, "process") });
       const b = process(202, RMQ5_SCOPE);
-      b.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 30_020, end: T0 + 30_040, parent: send, attributes: rocketmq(names, "process") });
-      const d = diagnose([producer, a, b], "PAY-1");
+      b.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + secondStart, end: T0 + secondStart + 20, parent: send, attributes: rocketmq(names, "process") });
+      return diagnose([producer, a, b], "PAY-1");
+    };
+
+    it("RocketMQ 5: delivered again while the first attempt still ran is an invisible-time expiry", () => {
+      const d = rmq5Twice(45_000, 30_020);
       assert.deepEqual(verdicts(d), [["invisible_timeout", ["redelivered_while_processing"]]]);
       assert.ok(d.duplicates[0]!.evidence.some((e) => e.code === "redelivered_while_processing" && e.values.firstEnd === T0 + 45_000));
     });
 
     it("RocketMQ 5: a delivery a lease later after a first attempt that ended cleanly is an invisible-time expiry too", () => {
       // The ack of the first attempt was lost (or its lease renewal failed): it ended without error, and the message came back.
-      const producer = process(10, RMQ5_SCOPE);
-      const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
-      const a = process(201, RMQ5_SCOPE);
-      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 2_010, parent: send, attributes: rocketmq(names, "process") });
-      const b = process(202, RMQ5_SCOPE);
-      b.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 60_030, end: T0 + 60_050, parent: send, attributes: rocketmq(names, "process") });
-      const d = diagnose([producer, a, b], "PAY-1");
+      const d = rmq5Twice(2_010, 60_030);
       assert.deepEqual(verdicts(d), [["invisible_timeout", ["redelivered_without_failure"]]]);
       assert.equal(d.duplicates[0]!.evidence.find((e) => e.code === "redelivered_without_failure")!.values.gapMs, 58_020);
     });
 
     it("RocketMQ 5: the same message id delivered again sooner than any lease can run out is a second stored copy", () => {
-      const producer = process(10, RMQ5_SCOPE);
-      const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
-      const a = process(201, RMQ5_SCOPE);
-      a.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 10, end: T0 + 40, parent: send, attributes: rocketmq(names, "process") });
-      const b = process(202, RMQ5_SCOPE);
-      b.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 1_210, end: T0 + 1_240, parent: send, attributes: rocketmq(names, "process") });
-      const d = diagnose([producer, a, b], "PAY-1");
+      const d = rmq5Twice(40, 1_210);
       assert.deepEqual(verdicts(d), [["producer_retry", ["same_msg_id", "too_soon_for_redelivery"]]]);
     });
 
