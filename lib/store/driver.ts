@@ -50,6 +50,14 @@ function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
   };
 }
 
+/**
+ * Session settings for every connection dupscope opens to PostgreSQL. JIT off: dupscope's reads are short index
+ * lookups, but over a partitioned `events` the planner adds up every partition's estimate, crosses
+ * jit_above_cost, and compiles: on a 10M-event store with 22 day partitions a key lookup spent ~150 ms of its
+ * ~160 ms in JIT compilation, and 10 ms without it (docs/performance.md).
+ */
+export const PG_SESSION_OPTIONS = "-c jit=off";
+
 export function pgDriver(pool: pg.Pool): SqlDriver {
   return {
     mode: "postgres",

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { pgDriver, type SqlDriver } from "./driver.ts";
+import { PG_SESSION_OPTIONS, pgDriver, type SqlDriver } from "./driver.ts";
 import { applyMigrations, loadMigrations } from "./migrations.ts";
 
 /**
@@ -8,7 +8,7 @@ import { applyMigrations, loadMigrations } from "./migrations.ts";
  */
 export async function openPgWriter(url: string, options: { log?: (message: string) => void } = {}): Promise<SqlDriver> {
   const migrations = loadMigrations();
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = new pg.Pool({ connectionString: url, max: 4, options: PG_SESSION_OPTIONS });
   // An idle client that loses its server emits 'error'; unhandled, that would kill the process.
   pool.on("error", () => {});
   const driver = pgDriver(pool);

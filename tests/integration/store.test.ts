@@ -7,6 +7,7 @@ import { ensureEventPartitions, minuteOf } from "../../lib/store/partitions.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
+import { openPgWriter } from "../../lib/store/pg-writer.ts";
 import { ORDER_KEY, orderStory, T0 } from "../helpers/events.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -34,10 +35,12 @@ for (const backend of backends) {
   describe(`store on ${backend.name}`, () => {
     let store: Store;
     let dispose: () => Promise<void>;
+    let storeUrl = "";
 
     before(async () => {
       const created = await backend.create();
       dispose = created.dispose;
+      if (created.config.mode === "postgres") storeUrl = created.config.url;
       store = await openStore(created.config);
     });
     after(async () => {
@@ -66,6 +69,16 @@ for (const backend of backends) {
       const edited = loadMigrations().map((m, i) => (i === 0 ? { ...m, checksum: checksumOf(`${m.sql}\n-- edited`) } : m));
       assert.deepEqual((await migrationState(store.driver, edited)).modified, [edited[0]!.name]);
       await assert.rejects(applyMigrations(store.driver, edited), /were edited afterwards/);
+    });
+
+    it("turns JIT off on its PostgreSQL connections, the store's and a writer's", { skip: backend.name !== "postgres" && "PGlite has no JIT" }, async () => {
+      assert.deepEqual(await store.driver.query("SHOW jit"), [{ jit: "off" }]);
+      const writer = await openPgWriter(storeUrl);
+      try {
+        assert.deepEqual(await writer.query("SHOW jit"), [{ jit: "off" }]);
+      } finally {
+        await writer.close();
+      }
     });
 
     it("creates the lookup indexes the API relies on", async () => {
