@@ -19,11 +19,11 @@ export function findMissing(
   const notes = new Map<string, MissingData>();
   const add = (m: MissingData) => notes.set(JSON.stringify([m.code, m.group ?? null, m.instance ?? null, m.msgId ?? null]), m);
   const published = new Set(pool.filter((e) => e.kind === "publish").map((e) => e.msgId));
-  const eventOf = new Map(pool.map((e) => [e.id, e]));
+  // Spans whose resource named only their service (no pod, host or pid): every replica of it has this identity.
+  const serviceOnly = new Set(pool.filter((e) => e.detail.instanceFrom === "service.name").map((e) => e.id));
 
   for (const d of deliveries) {
-    // A span whose resource named only its service (no pod, host or pid): every replica of it has this identity.
-    if (eventOf.get(d.startEventId)?.detail.instanceFrom === "service.name") add({ code: "service_only_identity", group: d.group, instance: d.instance });
+    if (serviceOnly.has(d.startEventId)) add({ code: "service_only_identity", group: d.group, instance: d.instance });
     if (d.broker === "rocketmq" && d.msgId !== null && !published.has(d.msgId)) add({ code: "no_pub_trace", msgId: d.msgId });
     if (d.msgId === null) add({ code: "no_msg_id", group: d.group });
     if (d.sources.includes("trace") && d.endEventId === null && d.consume === "unknown") add({ code: "no_consume_end", group: d.group, instance: d.instance, msgId: d.msgId, ts: d.start });

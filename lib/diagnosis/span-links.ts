@@ -7,9 +7,10 @@ import { str } from "./sources.ts";
  * context). Such a publish takes the msgId of the consumption that descends from it, so its copies and a retry
  * of it are counted like those of any other publish. Span ids are random 64-bit values: one names one span.
  */
-export function tieSendsToRecords(events: readonly NormalizedEvent[]): NormalizedEvent[] {
+export function tieSendsToRecords(events: readonly NormalizedEvent[]): readonly NormalizedEvent[] {
   const untied = events.filter((e) => (e.kind === "publish" || e.kind === "send_attempt") && e.msgId === null && str(e.detail.spanId) !== null);
-  if (untied.length === 0) return [...events];
+  // Every key is diagnosed through here; most have no span at all, and their pool is returned as it came.
+  if (untied.length === 0) return events;
   const recordOf = new Map<string, string | null>();
   const note = (spanId: string, msgId: string) => {
     const known = recordOf.get(spanId);
