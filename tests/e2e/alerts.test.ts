@@ -196,9 +196,11 @@ describe("alerts page", () => {
     assert.equal(await slow.evaluate(hydrated), false, "the choice is made before hydration");
     release();
     await slow.waitForFunction(hydrated);
-    assert.equal(await ruleForm.getByLabel("Condition").inputValue(), "rebalances");
+    // Hydration attaches React before the effect that reads the shown choice has re-rendered the form, so wait
+    // for the fields of that choice rather than reading them the moment React is attached.
     // A rebalance rule needs its group; the leak rule it started as did not.
-    assert.equal(await ruleForm.getByLabel("Consumer group").getAttribute("required"), "");
+    await ruleForm.locator('input[name="group"][required]').waitFor({ timeout: 10_000 });
+    assert.equal(await ruleForm.getByLabel("Condition").inputValue(), "rebalances");
     await ruleForm.getByLabel("Name", { exact: true }).fill("slow script");
     await ruleForm.getByLabel("Consumer group").fill("cg_slow");
     await ruleForm.getByLabel("More than", { exact: true }).fill("5");
