@@ -4,6 +4,8 @@
 #   - Debian's chromium (browser tests) and prometheus (its promtool checks the metrics and exported rules), from
 #     Debian's packages, with their services kept from starting (nothing downloads a browser of its own)
 #   - a JDK (Debian's openjdk-17-jdk-headless) when javac is missing: the Java emitter test compiles emitters/java
+#   - Debian's prometheus-alertmanager (service kept from starting): tests/integration/alertmanager.test.ts runs
+#     its own Alertmanager on a free port and sends it dupscope's alerts
 #   - the local PostgreSQL, Redis, RabbitMQ and MariaDB running (started as the machine starts them; MariaDB is
 #     the application database `dupscope probe` reads in tests/integration/probe.test.ts)
 #   - RabbitMQ's rabbitmq_event_exchange and rabbitmq_shovel plugins, and tracing on vhost / (tracing is per node
@@ -34,6 +36,7 @@ packages=()
 [ -x "$chromium" ] || packages+=(chromium)
 command -v promtool >/dev/null 2>&1 || packages+=(prometheus)
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
+command -v prometheus-alertmanager >/dev/null 2>&1 || packages+=(prometheus-alertmanager)
 
 pg_up() { pg_isready -h 127.0.0.1 -p 5432; }
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping; }
@@ -101,9 +104,11 @@ fi
 [ -x "$chromium" ] || fail "$chromium is still missing after installing chromium"
 command -v promtool >/dev/null 2>&1 || fail "promtool is still missing after installing prometheus"
 command -v javac >/dev/null 2>&1 || fail "javac is still missing after installing openjdk-17-jdk-headless"
+command -v prometheus-alertmanager >/dev/null 2>&1 || fail "prometheus-alertmanager is still missing after installing it"
 say chromium "$([[ " ${packages[*]} " == *" chromium "* ]] && echo installed || echo present) ($chromium)"
 say promtool "$([[ " ${packages[*]} " == *" prometheus "* ]] && echo installed || echo present) ($(command -v promtool))"
 say javac "$([[ " ${packages[*]} " == *" openjdk-17-jdk-headless "* ]] && echo installed || echo present) ($(command -v javac))"
+say alertmanager "$([[ " ${packages[*]} " == *" prometheus-alertmanager "* ]] && echo installed || echo present) ($(command -v prometheus-alertmanager))"
 
 # --- services, started as the machine starts them --------------------------------------------------------------
 if [ "$pg_running" = no ]; then

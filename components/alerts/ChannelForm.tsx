@@ -34,7 +34,8 @@ const FIELDS: Record<ChannelType, Field[]> = {
     { name: "url", label: "url" },
     { name: "secret", label: "signingSecret", kind: "secret", optional: true },
   ],
-  alertmanager: [{ name: "url", label: "receiverUrl", hint: "alertmanager" }],
+  alertmanager: [{ name: "url", label: "alertmanagerUrl", hint: "alertmanager", example: "http://alertmanager:9093" }],
+  alertmanager_webhook: [{ name: "url", label: "receiverUrl", hint: "alertmanagerWebhook" }],
   dingtalk: [
     { name: "url", label: "robotUrl", example: "https://oapi.dingtalk.com/robot/send?access_token=…" },
     { name: "secret", label: "dingtalkSecret", kind: "secret", optional: true },

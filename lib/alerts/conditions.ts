@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CAUSES, DEDUP_LAYERS } from "../diagnosis/vocabulary.ts";
 import { formatDuration } from "../format/duration.ts";
 import type { Locale } from "../i18n/locale.ts";
+import { labelsText, type Labels } from "./labels.ts";
 
 /**
  * What a rule watches. Every kind is a number compared with a threshold over a window that ends now:
@@ -51,9 +52,10 @@ export function measuredValue(c: Condition, value: number, locale: Locale = "en"
   return `${Number.isInteger(value) ? String(value) : value.toFixed(2)}${unit}`;
 }
 
-/** What a firing says in notifications and the API: the condition and the value that made it fire. */
-export function summaryOf(c: Condition, value: number): string {
-  return `${describeCondition(c)}: now ${measuredValue(c, value)}`;
+/** What a firing says in notifications and the API: the condition, the alert's label set, and the value that made it fire. */
+export function summaryOf(c: Condition, value: number, labels: Labels = {}): string {
+  const set = labelsText(labels);
+  return `${describeCondition(c)}${set ? ` {${set}}` : ""}: now ${measuredValue(c, value)}`;
 }
 
 /** One line a person reads in the UI and in notifications. */

@@ -1,7 +1,7 @@
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import type { ChannelConfig, ChannelType } from "./channels/config.ts";
-import type { AlertMessage } from "./channels/message.ts";
+import { FIRING_COLUMNS, messageOf, type AlertMessage, type FiringRow } from "./channels/message.ts";
 import { sendToChannel } from "./channels/send.ts";
 import { retryDelayMs, type AlertSettings } from "./settings.ts";
 
@@ -23,16 +23,7 @@ interface Claimed {
   attempts: number;
 }
 
-interface Context {
-  rule_name: string;
-  severity: string;
-  summary: string;
-  value: number;
-  keys: string[];
-  fired_at: Date | string;
-  resolved_at: Date | string | null;
-  labels: Record<string, string> | null;
-  description: string | null;
+interface Context extends FiringRow {
   channel_name: string;
   channel_type: ChannelType;
   channel_config: ChannelConfig;
@@ -66,7 +57,7 @@ export async function dispatchDue(driver: SqlDriver, settings: Pick<AlertSetting
 
 async function deliver(driver: SqlDriver, n: Claimed, settings: Pick<AlertSettings, "retryBaseMs" | "maxAttempts" | "publicUrl">, now: number): Promise<keyof DispatchResult> {
   const [ctx] = await driver.query<Context>(
-    `SELECT f.rule_name, f.severity, f.summary, f.value, f.keys, f.fired_at, f.resolved_at, r.labels, r.description,
+    `SELECT ${FIRING_COLUMNS},
             c.name AS channel_name, c.type AS channel_type, c.config AS channel_config, c.enabled AS channel_enabled
        FROM alert_firings f JOIN alert_channels c ON c.id = $2 LEFT JOIN alert_rules r ON r.id = f.rule_id
       WHERE f.id = $1::bigint`,
@@ -76,23 +67,7 @@ async function deliver(driver: SqlDriver, n: Claimed, settings: Pick<AlertSettin
     await driver.run(`UPDATE alert_notifications SET status = 'cancelled', last_error = 'channel disabled' WHERE id = $1::bigint`, [n.id]);
     return "failed";
   }
-  const base = settings.publicUrl;
-  const message: AlertMessage = {
-    event: n.event,
-    ruleId: n.rule_id,
-    ruleName: ctx.rule_name,
-    severity: ctx.severity,
-    labels: ctx.labels ?? {},
-    description: ctx.description,
-    summary: ctx.summary,
-    value: ctx.value,
-    firingId: n.firing_id,
-    firedAt: new Date(ctx.fired_at),
-    resolvedAt: n.event === "resolved" && ctx.resolved_at ? new Date(ctx.resolved_at) : null,
-    keys: ctx.keys,
-    alertsUrl: `${base}/alerts`,
-    keyUrl: (key) => `${base}/keys/${encodeURIComponent(key)}`,
-  };
+  const message = messageOf(ctx, n.event, settings.publicUrl);
   try {
     await sendToChannel({ id: n.channel_id, name: ctx.channel_name, type: ctx.channel_type, config: ctx.channel_config }, message, now);
     await driver.run(`UPDATE alert_notifications SET status = 'sent', sent_at = $2::timestamptz, last_error = NULL WHERE id = $1::bigint`, [n.id, iso(now)]);

@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../errors.ts";
 import type { Store } from "../store/open.ts";
 import { conditionSchema, type Condition } from "./conditions.ts";
+import type { Labels } from "./labels.ts";
 
 /** What the page and the API show of the past: firings with their keys, and the notifications that went out or failed. */
 
@@ -12,6 +13,8 @@ export interface FiringView {
   summary: string;
   /** The rule's condition when it fired; null for firings recorded before it was kept. */
   condition: Condition | null;
+  /** The label set of the alert that fired (its rule's group_by values); {} for a rule without group_by. */
+  labels: Labels;
   value: number;
   keys: string[];
   firedAt: string;
@@ -55,6 +58,7 @@ export async function listFirings(store: Store, options: { ruleId?: string; limi
     severity: f.severity,
     summary: f.summary,
     condition: conditionOf(f.condition),
+    labels: f.labels as Labels,
     value: f.value,
     keys: f.keys,
     firedAt: f.firedAt.toISOString(),

@@ -5,14 +5,26 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MASK, SECRET_FIELDS, type ChannelConfig, type ChannelType } from "./channels/config.ts";
 import { describeCondition, type Condition } from "./conditions.ts";
 import type { ChannelInput, RuleInput } from "./schema.ts";
+import type { Labels } from "./labels.ts";
 import type { AlertStateName } from "./state-machine.ts";
 
 /** Rules and channels as the API and the page show them; writes validate references and keep secrets. */
 
+/** One alert of a rule: the rule as a whole, or one label set of its group_by. */
+export interface AlertView {
+  labels: Labels;
+  state: AlertStateName;
+  activeSince: string | null;
+  lastValue: number | null;
+}
+
 export interface RuleView extends RuleInput {
   id: string;
   conditionText: string;
+  /** The rule's most urgent alert state (firing, pending, resolved, inactive), for a rule split by labels too. */
   state: AlertStateName;
+  /** Its alerts, the ones firing or pending first; a rule without group_by has one. */
+  alerts: AlertView[];
   activeSince: string | null;
   lastEvalAt: string | null;
   lastValue: number | null;
@@ -36,8 +48,15 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 type RuleRow = Awaited<ReturnType<Store["prisma"]["alertRule"]["findFirstOrThrow"]>>;
 type StateRow = Awaited<ReturnType<Store["prisma"]["alertState"]["findFirstOrThrow"]>>;
 
-function ruleView(rule: RuleRow, state: StateRow | undefined): RuleView {
+/** How urgent a state is, to order a rule's alerts and to name the rule's own state. */
+const URGENCY: Record<AlertStateName, number> = { firing: 0, pending: 1, resolved: 2, inactive: 3 };
+
+function ruleView(rule: RuleRow, states: StateRow[]): RuleView {
   const condition = rule.condition as unknown as Condition;
+  const ordered = [...states].sort((a, b) => URGENCY[a.state as AlertStateName] - URGENCY[b.state as AlertStateName] || a.series.localeCompare(b.series));
+  const state = ordered[0];
+  const lastEvalAt = Math.max(0, ...states.map((s) => s.lastEvalAt?.getTime() ?? 0));
+  const values = states.map((s) => s.lastValue).filter((v): v is number => v !== null);
   return {
     id: rule.id,
     name: rule.name,
@@ -50,11 +69,14 @@ function ruleView(rule: RuleRow, state: StateRow | undefined): RuleView {
     labels: rule.labels as Record<string, string>,
     description: rule.description,
     channelIds: rule.channelIds,
+    groupBy: rule.groupBy as RuleInput["groupBy"],
     state: (state?.state ?? "inactive") as AlertStateName,
+    alerts: ordered.map((s) => ({ labels: s.labels as Labels, state: s.state as AlertStateName, activeSince: iso(s.activeSince), lastValue: s.lastValue })),
     activeSince: iso(state?.activeSince ?? null),
-    lastEvalAt: iso(state?.lastEvalAt ?? null),
-    lastValue: state?.lastValue ?? null,
-    lastError: state?.lastError ?? null,
+    lastEvalAt: lastEvalAt === 0 ? null : new Date(lastEvalAt).toISOString(),
+    // The largest of the label sets' values: what the rule's most affected alert measured.
+    lastValue: values.length > 0 ? Math.max(...values) : null,
+    lastError: states.find((s) => s.lastError !== null)?.lastError ?? null,
     createdAt: rule.createdAt.toISOString(),
     updatedAt: rule.updatedAt.toISOString(),
   };
@@ -62,15 +84,13 @@ function ruleView(rule: RuleRow, state: StateRow | undefined): RuleView {
 
 export async function listRules(store: Store): Promise<RuleView[]> {
   const [rules, states] = await Promise.all([store.prisma.alertRule.findMany({ orderBy: { name: "asc" } }), store.prisma.alertState.findMany()]);
-  const byRule = new Map(states.map((s) => [s.ruleId, s]));
-  return rules.map((r) => ruleView(r, byRule.get(r.id)));
+  return rules.map((r) => ruleView(r, states.filter((s) => s.ruleId === r.id)));
 }
 
 export async function getRule(store: Store, id: string): Promise<RuleView> {
   const rule = await store.prisma.alertRule.findUnique({ where: { id } });
   if (!rule) throw new NotFoundError(`no alert rule ${id}`);
-  const state = await store.prisma.alertState.findUnique({ where: { ruleId: id } });
-  return ruleView(rule, state ?? undefined);
+  return ruleView(rule, await store.prisma.alertState.findMany({ where: { ruleId: id } }));
 }
 
 async function checkChannels(store: Store, ids: string[]): Promise<void> {
@@ -100,6 +120,7 @@ function ruleData(input: RuleInput) {
     labels: input.labels,
     description: input.description,
     channelIds: [...new Set(input.channelIds)],
+    groupBy: input.groupBy,
   };
 }
 

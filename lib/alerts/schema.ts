@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { channelSchema } from "./channels/config.ts";
 import { conditionSchema } from "./conditions.ts";
+import { GROUP_BY_LABELS, groupableBy } from "./series.ts";
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;
 
@@ -30,8 +31,22 @@ export const ruleInputSchema = z
     labels: labels.default({}),
     description: z.string().trim().max(2000).nullish().transform((v) => v || null),
     channelIds: z.array(z.string().min(1).max(64)).max(20).default([]),
+    /** One alert per value set of these labels (lib/alerts/series.ts); none: one alert for the whole rule. */
+    groupBy: z
+      .array(z.enum(GROUP_BY_LABELS))
+      .max(GROUP_BY_LABELS.length)
+      .default([])
+      .transform((by) => GROUP_BY_LABELS.filter((label) => by.includes(label))),
   })
-  .strict();
+  .strict()
+  .superRefine((rule, ctx) => {
+    const allowed = groupableBy(rule.condition.kind);
+    for (const label of rule.groupBy) {
+      if (!allowed.includes(label)) {
+        ctx.addIssue({ code: "custom", path: ["groupBy"], message: `a ${rule.condition.kind} rule can be grouped by ${allowed.join(", ")}, not by ${label}` });
+      }
+    }
+  });
 
 export type RuleInput = z.infer<typeof ruleInputSchema>;
 

@@ -1,12 +1,15 @@
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { dispatchDue } from "./dispatcher.ts";
+import { RESEND_MS } from "./channels/alertmanager.ts";
 import { evaluateRules } from "./evaluator.ts";
+import { resendFiring } from "./resend.ts";
 import { alertSettings, type AlertSettings } from "./settings.ts";
 
 /**
  * The server's alerting loop: rules are evaluated every `intervalMs`, and the outbox is checked every second so a
- * new notification leaves at once and retries leave on time. Rounds run one after another, never overlapping.
+ * new notification leaves at once and retries leave on time; firing alerts go to Alertmanager channels again every
+ * minute (resend.ts). Rounds run one after another, never overlapping.
  */
 
 const DISPATCH_TICK_MS = 1000;
@@ -47,6 +50,7 @@ export function startAlerting(driver: SqlDriver, settings: AlertSettings = alert
       dispatch();
     }, settings.intervalMs),
     setInterval(dispatch, Math.min(DISPATCH_TICK_MS, settings.intervalMs)),
+    setInterval(() => enqueue("resend to Alertmanager", () => resendFiring(driver, settings)), RESEND_MS),
   ];
   for (const timer of timers) timer.unref();
   return {

@@ -10,10 +10,10 @@ import { orderStory, T0 } from "./events.ts";
  * standing in for every robot and webhook, and SMTP).
  */
 
-/** The order story with the second delivery passing Redis too: a leaked rebalance duplicate, a minute before `now`. */
-export function leakStory(bizKey: string, now: number): NormalizedEvent[] {
+/** The order story with the second delivery passing Redis too: a leaked rebalance duplicate, a minute before `now`, in `group` if given. */
+export function leakStory(bizKey: string, now: number, group?: string): NormalizedEvent[] {
   return orderStory(bizKey).map((e) => {
-    const event = { ...e, ts: (e.ts as number) - T0 + now - 60_000 };
+    const event = { ...e, ts: (e.ts as number) - T0 + now - 60_000, ...(group !== undefined && e.group !== undefined ? { group } : {}) };
     const input = e.kind === "dedup" && e.instance === "10.0.0.7@88" ? { ...event, detail: { layer: "redis", decision: "pass" } } : event;
     const result = validateEvent(input);
     if (!result.ok) throw new Error(result.reason);

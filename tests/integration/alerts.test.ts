@@ -66,7 +66,7 @@ for (const backend of backends) {
     it("creates one channel of every type and a leak rule", async () => {
       const channels = [
         { name: "hook", type: "webhook", config: { url: `${http.url}/webhook`, secret: WEBHOOK_SECRET } },
-        { name: "am", type: "alertmanager", config: { url: `${http.url}/alertmanager` } },
+        { name: "am", type: "alertmanager_webhook", config: { url: `${http.url}/alertmanager` } },
         { name: "ding", type: "dingtalk", config: { url: `${http.url}/dingtalk/robot/send?access_token=tok`, secret: DINGTALK_SECRET } },
         { name: "lark", type: "feishu", config: { url: `${http.url}/feishu/open-apis/bot/v2/hook/abc`, secret: FEISHU_SECRET } },
         { name: "wecom", type: "wecom", config: { url: `${http.url}/wecom/cgi-bin/webhook/send?key=k` } },
@@ -127,7 +127,10 @@ for (const backend of backends) {
       await insertEvents(store.driver, [hit.event]);
       await drainQueue(store.driver);
       const m = async (condition: unknown) => {
-        const { value, active, keys } = await measure(store.driver, conditionSchema.parse(condition), now, now - 10 * minute);
+        const measured = await measure(store.driver, conditionSchema.parse(condition), now, now - 10 * minute);
+        assert.equal(measured.length, 1, "a rule without group_by has one alert");
+        const { labels, value, active, keys } = measured[0]!;
+        assert.deepEqual(labels, {});
         return [value, active, keys];
       };
       const w = { windowSeconds: 3600 };

@@ -206,7 +206,7 @@ for (const backend of backends) {
       await store.prisma.ingestSource.create({ data: { source: "drift-source-row", format: "events", events: 1n, maxTs: BigInt(T0), lastIngestedAt: at } });
       await store.prisma.metricVerdictPending.create({ data: { id: "K-drift#9", seenAt: at } });
       await store.prisma.metricVerdictCounted.create({ data: { id: "K-drift#9", countedAt: at } });
-      const state = await store.prisma.alertState.findUniqueOrThrow({ where: { ruleId: "rule-drift" } });
+      const state = await store.prisma.alertState.findUniqueOrThrow({ where: { ruleId_series: { ruleId: "rule-drift", series: "" } } });
       assert.deepEqual([state.firingId, state.version, state.activeSince], [firing.id, 3, at]);
       assert.equal((await store.prisma.metricCounter.findFirstOrThrow({ where: { name: "drift" } })).value, BigInt(Number.MAX_SAFE_INTEGER));
       await store.prisma.alertRule.delete({ where: { id: "rule-drift" } });

@@ -7,7 +7,10 @@ const secret = z.string().trim().min(1).max(512);
 
 export const channelConfigSchemas = {
   webhook: z.object({ url, secret: secret.optional(), headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024)).optional() }).strict(),
+  /** Alertmanager itself: its URL (http://alertmanager:9093); alerts go to /api/v2/alerts under it. */
   alertmanager: z.object({ url }).strict(),
+  /** Any receiver that takes Alertmanager's webhook payload (prometheus-webhook-dingtalk, bridges). */
+  alertmanager_webhook: z.object({ url }).strict(),
   dingtalk: z.object({ url, secret: secret.optional() }).strict(),
   feishu: z.object({ url, secret: secret.optional() }).strict(),
   wecom: z.object({ url }).strict(),
@@ -34,6 +37,7 @@ const typed = <T extends ChannelType>(type: T) => z.object({ type: z.literal(typ
 export const channelSchema = z.discriminatedUnion("type", [
   typed("webhook"),
   typed("alertmanager"),
+  typed("alertmanager_webhook"),
   typed("dingtalk"),
   typed("feishu"),
   typed("wecom"),

@@ -44,3 +44,46 @@ export function markdownLines(message: AlertMessage, link: (text: string, url: s
     link("open in dupscope", message.alertsUrl),
   ];
 }
+
+/** A stored firing with its rule, as the outbox and the Alertmanager resend read it. */
+export interface FiringRow {
+  rule_id: string;
+  firing_id: string;
+  rule_name: string;
+  severity: string;
+  summary: string;
+  value: number;
+  keys: string[];
+  fired_at: Date | string;
+  resolved_at: Date | string | null;
+  /** The rule's own labels. */
+  labels: Record<string, string> | null;
+  /** The alert's label set (its rule's group_by values). */
+  alert_labels: Record<string, string> | null;
+  description: string | null;
+}
+
+/** The columns of FiringRow, from alert_firings `f` and alert_rules `r`. */
+export const FIRING_COLUMNS = `f.rule_id, f.id::text AS firing_id, f.rule_name, f.severity, f.summary, f.value, f.keys, f.fired_at, f.resolved_at,
+  r.labels, f.labels AS alert_labels, r.description`;
+
+/** `publicUrl`: DUPSCOPE_PUBLIC_URL, or '' for links relative to the dupscope server. */
+export function messageOf(row: FiringRow, event: AlertMessage["event"], publicUrl: string): AlertMessage {
+  return {
+    event,
+    ruleId: row.rule_id,
+    ruleName: row.rule_name,
+    severity: row.severity,
+    // The rule's own labels and the alert's label set, which tells the alerts of one rule apart.
+    labels: { ...row.labels, ...row.alert_labels },
+    description: row.description,
+    summary: row.summary,
+    value: row.value,
+    firingId: row.firing_id,
+    firedAt: new Date(row.fired_at),
+    resolvedAt: event === "resolved" && row.resolved_at ? new Date(row.resolved_at) : null,
+    keys: row.keys,
+    alertsUrl: `${publicUrl}/alerts`,
+    keyUrl: (key) => `${publicUrl}/keys/${encodeURIComponent(key)}`,
+  };
+}

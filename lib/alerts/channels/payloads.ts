@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { alertLabels } from "./alertmanager.ts";
 import { markdownLines, statusOf, title, type AlertMessage } from "./message.ts";
 
 /** The JSON body each channel type receives (signatures are added by send.ts, which knows the clock). */
@@ -28,9 +29,9 @@ const ZERO_TIME = "0001-01-01T00:00:00Z";
  * The payload Alertmanager's webhook receiver sends (version 4), so every tool written for Alertmanager
  * (prometheus-webhook-dingtalk, PagerDuty bridges, custom receivers) can take dupscope's alerts directly.
  */
-export function alertmanagerPayload(m: AlertMessage) {
+export function alertmanagerWebhookPayload(m: AlertMessage) {
   const status = statusOf(m);
-  const labels = { ...m.labels, alertname: m.ruleName, severity: m.severity, dupscope_rule_id: m.ruleId };
+  const labels = { ...alertLabels(m), dupscope_rule_id: m.ruleId };
   const annotations = {
     summary: m.summary,
     ...(m.description ? { description: m.description } : {}),

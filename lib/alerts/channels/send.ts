@@ -3,7 +3,8 @@ import type { ChannelConfig, ChannelType } from "./config.ts";
 import { checkHost } from "../../net/outbound.ts";
 import { DeliveryError, jsonCodeIsZero, postJson } from "./http.ts";
 import type { AlertMessage } from "./message.ts";
-import { alertmanagerPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "./payloads.ts";
+import { alertsEndpoint, postableAlert } from "./alertmanager.ts";
+import { alertmanagerWebhookPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "./payloads.ts";
 import { dingtalkSignedUrl, feishuSign, webhookSignature } from "./signing.ts";
 
 export interface Channel {
@@ -24,7 +25,11 @@ export async function sendToChannel(channel: Channel, message: AlertMessage, now
     }
     case "alertmanager": {
       const config = channel.config as ChannelConfig<"alertmanager">;
-      return postJson(config.url, JSON.stringify(alertmanagerPayload(message)));
+      return postJson(alertsEndpoint(config.url), JSON.stringify([postableAlert(message, now)]));
+    }
+    case "alertmanager_webhook": {
+      const config = channel.config as ChannelConfig<"alertmanager_webhook">;
+      return postJson(config.url, JSON.stringify(alertmanagerWebhookPayload(message)));
     }
     case "dingtalk": {
       const config = channel.config as ChannelConfig<"dingtalk">;

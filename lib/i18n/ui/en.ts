@@ -245,7 +245,7 @@ export const en = {
     none: "none",
     states: { inactive: "inactive", pending: "pending", firing: "firing", resolved: "resolved", disabled: "disabled" } satisfies Record<AlertStateName | "disabled", string>,
     severities: { info: "info", warning: "warning", critical: "critical" } satisfies Record<(typeof SEVERITIES)[number], string>,
-    channelTypes: { webhook: "webhook", alertmanager: "alertmanager", dingtalk: "dingtalk", feishu: "feishu", wecom: "wecom", slack: "slack", email: "email" } satisfies Record<ChannelType, string>,
+    channelTypes: { webhook: "webhook", alertmanager: "alertmanager", alertmanager_webhook: "alertmanager webhook", dingtalk: "dingtalk", feishu: "feishu", wecom: "wecom", slack: "slack", email: "email" } satisfies Record<ChannelType, string>,
     events: { firing: "firing", repeat: "repeat", resolved: "resolved" } satisfies Record<AlertMessage["event"], string>,
     statuses: { pending: "pending", sent: "sent", failed: "failed", cancelled: "cancelled" } satisfies Record<(typeof NOTIFICATION_STATUSES)[number], string>,
     rulesTable: {
@@ -311,11 +311,15 @@ export const en = {
       name: "Name",
       type: "Type",
       optional: "optional",
-      hints: { alertmanager: "anything that takes Alertmanager's webhook payload" },
+      hints: {
+        alertmanager: "Alertmanager itself: alerts go to its /api/v2/alerts and are sent again while they fire",
+        alertmanagerWebhook: "anything that takes Alertmanager's webhook payload",
+      },
       fields: {
         url: "URL",
         signingSecret: "Signing secret (X-Dupscope-Signature)",
         receiverUrl: "Receiver URL",
+        alertmanagerUrl: "Alertmanager URL",
         robotUrl: "Robot webhook URL",
         dingtalkSecret: "Signing secret (加签, SEC…)",
         botUrl: "Bot webhook URL",

@@ -231,7 +231,7 @@ export const zhCN: Dictionary = {
     none: "无",
     states: { inactive: "未触发", pending: "待触发", firing: "告警中", resolved: "已恢复", disabled: "已停用" },
     severities: { info: "提示", warning: "警告", critical: "严重" },
-    channelTypes: { webhook: "Webhook", alertmanager: "Alertmanager", dingtalk: "钉钉", feishu: "飞书", wecom: "企业微信", slack: "Slack", email: "邮件" },
+    channelTypes: { webhook: "Webhook", alertmanager: "Alertmanager", alertmanager_webhook: "Alertmanager webhook", dingtalk: "钉钉", feishu: "飞书", wecom: "企业微信", slack: "Slack", email: "邮件" },
     events: { firing: "触发", repeat: "重复提醒", resolved: "恢复" },
     statuses: { pending: "待发送", sent: "已发送", failed: "发送失败", cancelled: "已取消" },
     rulesTable: {
@@ -297,11 +297,15 @@ export const zhCN: Dictionary = {
       name: "名称",
       type: "类型",
       optional: "可选",
-      hints: { alertmanager: "任何接受 Alertmanager webhook 格式的接收端" },
+      hints: {
+        alertmanager: "Alertmanager 本身：告警发往其 /api/v2/alerts，触发期间定期重发",
+        alertmanagerWebhook: "任何接受 Alertmanager webhook 格式的接收端",
+      },
       fields: {
         url: "URL",
         signingSecret: "签名密钥（X-Dupscope-Signature）",
         receiverUrl: "接收端 URL",
+        alertmanagerUrl: "Alertmanager 地址",
         robotUrl: "机器人 Webhook 地址",
         dingtalkSecret: "加签密钥（SEC…）",
         botUrl: "机器人 Webhook 地址",

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AlertMessage } from "../../../lib/alerts/channels/message.ts";
-import { alertmanagerPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "../../../lib/alerts/channels/payloads.ts";
+import { alertsEndpoint, postableAlert, RESEND_MS } from "../../../lib/alerts/channels/alertmanager.ts";
+import { alertmanagerWebhookPayload, dingtalkPayload, emailContent, feishuPayload, slackPayload, webhookPayload, wecomPayload } from "../../../lib/alerts/channels/payloads.ts";
 
 const firedAt = new Date("2026-11-30T04:00:00.000Z");
 const resolvedAt = new Date("2026-11-30T05:00:00.000Z");
@@ -47,7 +48,7 @@ describe("notification payloads", () => {
   });
 
   it("Alertmanager: webhook payload version 4 with one alert, endsAt the zero time until resolved", () => {
-    const firing = alertmanagerPayload(message());
+    const firing = alertmanagerWebhookPayload(message());
     assert.equal(firing.version, "4");
     assert.equal(firing.status, "firing");
     assert.deepEqual(firing.groupLabels, { alertname: "payment leak" });
@@ -57,10 +58,25 @@ describe("notification payloads", () => {
     assert.equal(alert!.endsAt, "0001-01-01T00:00:00Z");
     assert.equal(alert!.annotations.keys, "PAY-1 PAY 2");
     assert.match(alert!.fingerprint, /^[0-9a-f]{16}$/);
-    const resolved = alertmanagerPayload(message("resolved"));
+    const resolved = alertmanagerWebhookPayload(message("resolved"));
     assert.equal(resolved.status, "resolved");
     assert.equal(resolved.alerts[0]!.endsAt, "2026-11-30T05:00:00.000Z");
     assert.equal(resolved.alerts[0]!.fingerprint, alert!.fingerprint, "the same alert, so receivers can pair them");
+  });
+
+  it("Alertmanager API: a postable alert known by its labels, endsAt four resends ahead while firing and its resolution after", () => {
+    const now = Date.parse("2026-11-30T04:10:00Z");
+    const firing = postableAlert({ ...message(), labels: { team: "payments", group: "pay-consumer" } }, now);
+    assert.deepEqual(firing.labels, { team: "payments", group: "pay-consumer", alertname: "payment leak", severity: "critical" });
+    assert.equal(firing.startsAt, "2026-11-30T04:00:00.000Z");
+    assert.equal(firing.endsAt, new Date(now + 4 * RESEND_MS).toISOString());
+    assert.equal(firing.generatorURL, "https://d.example/alerts");
+    assert.equal(firing.annotations.keys, "PAY-1 PAY 2");
+    assert.equal(postableAlert(message("resolved"), now).endsAt, "2026-11-30T05:00:00.000Z");
+    assert.equal("generatorURL" in postableAlert({ ...message(), alertsUrl: "/alerts" }, now), false, "Alertmanager refuses a relative generatorURL");
+    assert.equal(alertsEndpoint("http://am:9093"), "http://am:9093/api/v2/alerts");
+    assert.equal(alertsEndpoint("http://am:9093/prefix/"), "http://am:9093/prefix/api/v2/alerts");
+    assert.equal(alertsEndpoint("http://am:9093/api/v2/alerts"), "http://am:9093/api/v2/alerts");
   });
 
   it("DingTalk and WeCom: markdown messages", () => {
