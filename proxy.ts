@@ -6,7 +6,8 @@ import { contentSecurityPolicy, newNonce } from "./lib/security/headers.ts";
 /**
  * The login gate: with DUPSCOPE_PASSWORD set, every page and read API needs a valid session cookie. Ingest (the
  * OTLP receiver included) stays on its own bearer token (collectors cannot log in), health stays open for load
- * balancers, and the metrics endpoint is left to its scraper's network rules.
+ * balancers, the metrics endpoint is left to its scraper's network rules, and an acknowledge link from a chat
+ * notification carries its own signed credential.
  */
 
 const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
@@ -18,6 +19,9 @@ const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
   { path: /^\/api\/v1\/events$/, methods: ["POST"] },
   { path: /^\/api\/v1\/ingest\/[^/]+$/, methods: ["POST"] },
   { path: /^\/v1\/traces$/, methods: ["POST"] },
+  // A notification's acknowledge link: its signed token is the credential (lib/alerts/acks.ts).
+  { path: /^\/alerts\/ack$/, methods: ["GET"] },
+  { path: /^\/api\/v1\/alerts\/acks\/signed$/, methods: ["POST"] },
 ];
 
 /**

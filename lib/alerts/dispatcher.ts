@@ -1,8 +1,11 @@
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import type { ChannelConfig, ChannelType } from "./channels/config.ts";
-import { FIRING_COLUMNS, messageOf, type AlertMessage, type FiringRow } from "./channels/message.ts";
+import { ackSigningKey } from "./acks.ts";
+import { FIRING_COLUMNS, messageOf, type AlertMessage, type FiringRow, type LinkContext } from "./channels/message.ts";
+import { alertLabels } from "./channels/alertmanager.ts";
 import { sendToChannel } from "./channels/send.ts";
+import { activeSilences, silencing, type SilenceView } from "./silences.ts";
 import { retryDelayMs, type AlertSettings } from "./settings.ts";
 
 /**
@@ -35,6 +38,8 @@ export interface DispatchResult {
   retrying: number;
   /** Given up after the last attempt, or dropped because its channel was disabled meanwhile. */
   failed: number;
+  /** Not sent: a silence matched the alert's labels (silences.ts). */
+  silenced: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -50,12 +55,22 @@ export async function dispatchDue(driver: SqlDriver, settings: Pick<AlertSetting
       RETURNING id::text, firing_id::text, rule_id, channel_id, event, attempts`,
     [iso(now), iso(now + LEASE_MS)],
   );
-  const result: DispatchResult = { sent: 0, retrying: 0, failed: 0 };
-  await Promise.all(claimed.map(async (n) => result[await deliver(driver, n, settings, now)]++));
+  const result: DispatchResult = { sent: 0, retrying: 0, failed: 0, silenced: 0 };
+  if (claimed.length === 0) return result;
+  const silences = await activeSilences(driver, now);
+  const links = { publicUrl: settings.publicUrl, ack: { key: await ackSigningKey(driver), now } };
+  await Promise.all(claimed.map(async (n) => result[await deliver(driver, n, settings, silences, links, now)]++));
   return result;
 }
 
-async function deliver(driver: SqlDriver, n: Claimed, settings: Pick<AlertSettings, "retryBaseMs" | "maxAttempts" | "publicUrl">, now: number): Promise<keyof DispatchResult> {
+async function deliver(
+  driver: SqlDriver,
+  n: Claimed,
+  settings: Pick<AlertSettings, "retryBaseMs" | "maxAttempts" | "publicUrl">,
+  silences: readonly SilenceView[],
+  links: LinkContext,
+  now: number,
+): Promise<keyof DispatchResult> {
   const [ctx] = await driver.query<Context>(
     `SELECT ${FIRING_COLUMNS},
             c.name AS channel_name, c.type AS channel_type, c.config AS channel_config, c.enabled AS channel_enabled
@@ -67,7 +82,14 @@ async function deliver(driver: SqlDriver, n: Claimed, settings: Pick<AlertSettin
     await driver.run(`UPDATE alert_notifications SET status = 'cancelled', last_error = 'channel disabled' WHERE id = $1::bigint`, [n.id]);
     return "failed";
   }
-  const message = messageOf(ctx, n.event, settings.publicUrl);
+  const message = messageOf(ctx, n.event, links);
+  // Alertmanager has silences of its own and is told the truth about every alert; the other channels hear
+  // nothing of a silenced one.
+  const silence = ctx.channel_type === "alertmanager" ? undefined : silencing(silences, alertLabels(message));
+  if (silence) {
+    await driver.run(`UPDATE alert_notifications SET status = 'silenced', last_error = $2 WHERE id = $1::bigint`, [n.id, `silenced by ${silence.createdBy}: ${silence.comment}`]);
+    return "silenced";
+  }
   try {
     await sendToChannel({ id: n.channel_id, name: ctx.channel_name, type: ctx.channel_type, config: ctx.channel_config }, message, now);
     await driver.run(`UPDATE alert_notifications SET status = 'sent', sent_at = $2::timestamptz, last_error = NULL WHERE id = $1::bigint`, [n.id, iso(now)]);

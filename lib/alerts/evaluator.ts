@@ -1,5 +1,6 @@
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { acknowledged } from "./acks.ts";
 import { conditionSchema, summaryOf, type Condition } from "./conditions.ts";
 import { measure, type Measurement } from "./measure.ts";
 import { seriesKey, type Labels } from "./labels.ts";
@@ -43,6 +44,8 @@ interface StateRow {
   state: AlertStateName;
   active_since: Date | string | null;
   last_notified_at: Date | string | null;
+  acked_at: Date | string | null;
+  ack_until: Date | string | null;
   version: number;
 }
 
@@ -86,7 +89,7 @@ async function evaluateRule(driver: SqlDriver, rule: RuleRow, now: number): Prom
     await driver.run(`INSERT INTO alert_states (rule_id, series, labels) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, [rule.id, series, JSON.stringify(m.labels)]);
   }
   const states = await driver.query<StateRow>(
-    `SELECT series, labels, state, active_since, last_notified_at, version FROM alert_states WHERE rule_id = $1 ORDER BY series`,
+    `SELECT series, labels, state, active_since, last_notified_at, acked_at, ack_until, version FROM alert_states WHERE rule_id = $1 ORDER BY series`,
     [rule.id],
   );
   const outcomes: RuleOutcome[] = [];
@@ -105,7 +108,10 @@ async function evaluateRule(driver: SqlDriver, rule: RuleRow, now: number): Prom
 
 async function evaluateSeries(driver: SqlDriver, rule: RuleRow, condition: Condition | null, row: StateRow, m: Measurement, now: number): Promise<RuleOutcome> {
   const prev: StoredState = { state: row.state, activeSince: ms(row.active_since), lastNotifiedAt: ms(row.last_notified_at) };
-  const { next, notify } = transition(prev, m.active, now, rule.for_seconds * 1000, rule.repeat_seconds * 1000);
+  let { next, notify } = transition(prev, m.active, now, rule.for_seconds * 1000, rule.repeat_seconds * 1000);
+  // Someone is on it: no reminders while the acknowledgement holds. The reminder clock is left as it was, so one
+  // goes out as soon as an acknowledgement with an end runs out.
+  if (notify === "repeat" && acknowledged(ms(row.acked_at), ms(row.ack_until), now)) ({ next, notify } = { next: prev, notify: null });
   const said = condition !== null ? { summary: summaryOf(condition, m.value, m.labels), condition } : { summary: "", condition: null };
   const applied = await persist(driver, rule, row, next, notify, m, said, now);
   return applied ? { ruleId: rule.id, labels: m.labels, state: next.state, notify, value: m.value } : { ruleId: rule.id, labels: m.labels, state: row.state, notify: null, value: m.value };
@@ -114,6 +120,8 @@ async function evaluateSeries(driver: SqlDriver, rule: RuleRow, condition: Condi
 const SET_STATE = `state = $4, active_since = $5::timestamptz, last_notified_at = $6::timestamptz, last_eval_at = $7::timestamptz,
                    last_value = $8, last_error = NULL, version = alert_states.version + 1`;
 const WHERE_STATE = `WHERE rule_id = $1 AND series = $2 AND version = $3`;
+/** An acknowledgement is for one firing: it ends when the alert resolves, and a new firing starts without one. */
+const CLEAR_ACK = `acked_by = NULL, ack_comment = NULL, acked_at = NULL, ack_until = NULL`;
 
 /** Notifications for the rule's enabled channels, for the firing `f` a CTE above produced. */
 const NOTIFY = (event: string) =>
@@ -140,7 +148,7 @@ async function persist(
     case "firing": {
       const [seq] = await driver.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence('alert_firings', 'id'))::text AS id`);
       rows = await driver.query(
-        `WITH st AS (UPDATE alert_states SET ${SET_STATE}, firing_id = $10::bigint ${WHERE_STATE} RETURNING rule_id),
+        `WITH st AS (UPDATE alert_states SET ${SET_STATE}, ${CLEAR_ACK}, firing_id = $10::bigint ${WHERE_STATE} RETURNING rule_id),
               f AS (INSERT INTO alert_firings (id, rule_id, rule_name, severity, summary, condition, labels, value, keys, fired_at)
                       SELECT $10::bigint, $1, $11, $12, $13, $15::jsonb, $16::jsonb, $8, $14::text[], $7::timestamptz FROM st RETURNING id),
               ${NOTIFY("firing")}`,
@@ -158,7 +166,7 @@ async function persist(
       break;
     case "resolved":
       rows = await driver.query(
-        `WITH st AS (UPDATE alert_states SET ${SET_STATE} ${WHERE_STATE} RETURNING firing_id),
+        `WITH st AS (UPDATE alert_states SET ${SET_STATE}, ${CLEAR_ACK} ${WHERE_STATE} RETURNING firing_id),
               f AS (UPDATE alert_firings SET resolved_at = $7::timestamptz WHERE id = (SELECT firing_id FROM st) RETURNING id),
               ${NOTIFY("resolved")}`,
         [...base, rule.channel_ids],

@@ -38,7 +38,7 @@ export interface NotificationView {
   sentAt: string | null;
 }
 
-export const NOTIFICATION_STATUSES = ["pending", "sent", "failed", "cancelled"] as const;
+export const NOTIFICATION_STATUSES = ["pending", "sent", "failed", "cancelled", "silenced"] as const;
 
 function conditionOf(stored: unknown): Condition | null {
   const parsed = conditionSchema.safeParse(stored);

@@ -1,6 +1,8 @@
 import { stringify } from "yaml";
 import { FORMATS } from "../../collectors/registry.ts";
+import { prometheusTemplate } from "./annotations.ts";
 import { layersAfter, type Condition } from "./conditions.ts";
+import type { GroupByLabel } from "./series.ts";
 import type { RuleView } from "./repo.ts";
 
 /**
@@ -16,10 +18,22 @@ const selector = (labels: Record<string, string | undefined>) => {
 /** A PromQL range or `for:` literal ("15m", "2h", "1d"): Prometheus syntax, not a duration for a reader. */
 const promDuration = (seconds: number) =>
   seconds % 86400 === 0 ? `${seconds / 86400}d` : seconds % 3600 === 0 ? `${seconds / 3600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
-const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `sum(increase(${metric}${selector(labels)}[${window}]))`;
+/** The labels each metric a condition reads carries (lib/metrics/exposition.ts), for its `sum by`. */
+const METRIC_LABELS: Record<Condition["kind"], readonly string[]> = {
+  leaked_duplicates: ["group", "topic", "defect"],
+  cause_count: ["group", "topic", "cause"],
+  rebalances: ["group", "topic"],
+  duplicate_rate: ["group"],
+  dedup_miss_rate: ["group"],
+  ingest_silent: [],
+};
 
-/** PromQL for a condition, or why Prometheus cannot express it with these metrics. */
-export function promqlFor(c: Condition): { expr: string } | { unsupported: string } {
+/** PromQL for a condition split by `by` (a rule's group_by), or why Prometheus cannot express it with these metrics. */
+export function promqlFor(c: Condition, by: readonly GroupByLabel[] = []): { expr: string } | { unsupported: string } {
+  const missing = by.filter((label) => !METRIC_LABELS[c.kind].includes(label));
+  if (missing.length > 0) return { unsupported: `${c.kind} by ${missing.join(", ")}: the metric it reads has no such label` };
+  const sum = by.length > 0 ? `sum by (${by.join(", ")})` : "sum";
+  const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `${sum}(increase(${metric}${selector(labels)}[${window}]))`;
   if (c.kind === "ingest_silent") {
     const format = c.source.replace(/:$/, "");
     if (!FORMATS.some((f) => f.name === format)) return { unsupported: `ingest_silent for source "${c.source}": metrics are labelled by format, not by source` };
@@ -39,7 +53,7 @@ export function promqlFor(c: Condition): { expr: string } | { unsupported: strin
       return { expr: `(${increase("dupscope_duplicates_total", { group: c.group }, w)} / ${keys}) * 100 > ${c.thresholdPercent} and ${keys} >= ${c.minKeys}` };
     }
     case "dedup_miss_rate": {
-      const hits = (layers: string[]) => `sum(increase(dupscope_dedup_decisions_total{group=${JSON.stringify(c.group)},decision="hit",layer=~"${layers.join("|")}"}[${w}]))`;
+      const hits = (layers: string[]) => `${sum}(increase(dupscope_dedup_decisions_total{group=${JSON.stringify(c.group)},decision="hit",layer=~"${layers.join("|")}"}[${w}]))`;
       const later = layersAfter(c.layer);
       if (later.length === 0) return { unsupported: `dedup_miss_rate of ${c.layer}: no layer comes after it` };
       const all = hits([c.layer, ...later]);
@@ -60,7 +74,7 @@ export function prometheusRulesYaml(rules: RuleView[]): string {
   const alerts = rules
     .filter((r) => r.enabled)
     .flatMap((rule) => {
-      const promql = promqlFor(rule.condition);
+      const promql = promqlFor(rule.condition, rule.groupBy);
       if ("unsupported" in promql) {
         skipped.push(`${rule.name}: ${promql.unsupported}`);
         return [];
@@ -71,9 +85,11 @@ export function prometheusRulesYaml(rules: RuleView[]): string {
           expr: promql.expr,
           ...(rule.forSeconds > 0 ? { for: promDuration(rule.forSeconds) } : {}),
           labels: { ...rule.labels, severity: rule.severity },
+          // The same annotations as dupscope's own notifications; the templates' placeholders are Prometheus' own.
           annotations: {
-            summary: `${rule.name}: ${rule.conditionText}`,
-            ...(rule.description ? { description: rule.description } : {}),
+            summary: rule.summary ? prometheusTemplate(rule.summary) : `${rule.name}: ${rule.conditionText}${rule.groupBy.length > 0 ? ` (${rule.groupBy.map((l) => `${l}={{ $labels.${l} }}`).join(", ")})` : ""}`,
+            ...(rule.description ? { description: prometheusTemplate(rule.description) } : {}),
+            ...(rule.runbookUrl ? { runbook_url: prometheusTemplate(rule.runbookUrl) } : {}),
             dupscope_rule_id: rule.id,
           },
         },

@@ -5,7 +5,10 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MASK, SECRET_FIELDS, type ChannelConfig, type ChannelType } from "./channels/config.ts";
 import { describeCondition, type Condition } from "./conditions.ts";
 import type { ChannelInput, RuleInput } from "./schema.ts";
+import { acknowledged } from "./acks.ts";
+import { alertLabels } from "./channels/alertmanager.ts";
 import type { Labels } from "./labels.ts";
+import { activeSilences, silencing, type SilenceView } from "./silences.ts";
 import type { AlertStateName } from "./state-machine.ts";
 
 /** Rules and channels as the API and the page show them; writes validate references and keep secrets. */
@@ -16,6 +19,10 @@ export interface AlertView {
   state: AlertStateName;
   activeSince: string | null;
   lastValue: number | null;
+  /** Who acknowledged the firing alert, why, and until when (null: until it resolves); null when nobody has. */
+  ack: { by: string; comment: string; at: string; until: string | null } | null;
+  /** The silence in force that matches the alert's labels, if any: it sends nothing while it lasts. */
+  silencedBy: { id: string; createdBy: string; comment: string; endsAt: string } | null;
 }
 
 export interface RuleView extends RuleInput {
@@ -51,7 +58,21 @@ type StateRow = Awaited<ReturnType<Store["prisma"]["alertState"]["findFirstOrThr
 /** How urgent a state is, to order a rule's alerts and to name the rule's own state. */
 const URGENCY: Record<AlertStateName, number> = { firing: 0, pending: 1, resolved: 2, inactive: 3 };
 
-function ruleView(rule: RuleRow, states: StateRow[]): RuleView {
+function alertView(rule: RuleRow, s: StateRow, silences: readonly SilenceView[], now: number): AlertView {
+  const labels = s.labels as Labels;
+  const silence = silencing(silences, alertLabels({ ruleName: rule.name, severity: rule.severity, labels: { ...(rule.labels as Labels), ...labels } }));
+  const acked = s.state === "firing" && acknowledged(s.ackedAt?.getTime() ?? null, s.ackUntil?.getTime() ?? null, now);
+  return {
+    labels,
+    state: s.state as AlertStateName,
+    activeSince: iso(s.activeSince),
+    lastValue: s.lastValue,
+    ack: acked ? { by: s.ackedBy ?? "", comment: s.ackComment ?? "", at: iso(s.ackedAt)!, until: iso(s.ackUntil) } : null,
+    silencedBy: silence ? { id: silence.id, createdBy: silence.createdBy, comment: silence.comment, endsAt: silence.endsAt } : null,
+  };
+}
+
+function ruleView(rule: RuleRow, states: StateRow[], silences: readonly SilenceView[], now: number): RuleView {
   const condition = rule.condition as unknown as Condition;
   const ordered = [...states].sort((a, b) => URGENCY[a.state as AlertStateName] - URGENCY[b.state as AlertStateName] || a.series.localeCompare(b.series));
   const state = ordered[0];
@@ -67,11 +88,13 @@ function ruleView(rule: RuleRow, states: StateRow[]): RuleView {
     repeatSeconds: rule.repeatSeconds,
     severity: rule.severity as RuleInput["severity"],
     labels: rule.labels as Record<string, string>,
+    summary: rule.summary,
     description: rule.description,
+    runbookUrl: rule.runbookUrl,
     channelIds: rule.channelIds,
     groupBy: rule.groupBy as RuleInput["groupBy"],
     state: (state?.state ?? "inactive") as AlertStateName,
-    alerts: ordered.map((s) => ({ labels: s.labels as Labels, state: s.state as AlertStateName, activeSince: iso(s.activeSince), lastValue: s.lastValue })),
+    alerts: ordered.map((s) => alertView(rule, s, silences, now)),
     activeSince: iso(state?.activeSince ?? null),
     lastEvalAt: lastEvalAt === 0 ? null : new Date(lastEvalAt).toISOString(),
     // The largest of the label sets' values: what the rule's most affected alert measured.
@@ -82,15 +105,21 @@ function ruleView(rule: RuleRow, states: StateRow[]): RuleView {
   };
 }
 
-export async function listRules(store: Store): Promise<RuleView[]> {
-  const [rules, states] = await Promise.all([store.prisma.alertRule.findMany({ orderBy: { name: "asc" } }), store.prisma.alertState.findMany()]);
-  return rules.map((r) => ruleView(r, states.filter((s) => s.ruleId === r.id)));
+export async function listRules(store: Store, now: number = Date.now()): Promise<RuleView[]> {
+  const [rules, states, silences] = await Promise.all([
+    store.prisma.alertRule.findMany({ orderBy: { name: "asc" } }),
+    store.prisma.alertState.findMany(),
+    activeSilences(store.driver, now),
+  ]);
+  return rules.map((r) => ruleView(r, states.filter((s) => s.ruleId === r.id), silences, now));
 }
 
 export async function getRule(store: Store, id: string): Promise<RuleView> {
   const rule = await store.prisma.alertRule.findUnique({ where: { id } });
   if (!rule) throw new NotFoundError(`no alert rule ${id}`);
-  return ruleView(rule, await store.prisma.alertState.findMany({ where: { ruleId: id } }));
+  const now = Date.now();
+  const [states, silences] = await Promise.all([store.prisma.alertState.findMany({ where: { ruleId: id } }), activeSilences(store.driver, now)]);
+  return ruleView(rule, states, silences, now);
 }
 
 async function checkChannels(store: Store, ids: string[]): Promise<void> {
@@ -118,7 +147,9 @@ function ruleData(input: RuleInput) {
     repeatSeconds: input.repeatSeconds,
     severity: input.severity,
     labels: input.labels,
+    summary: input.summary,
     description: input.description,
+    runbookUrl: input.runbookUrl,
     channelIds: [...new Set(input.channelIds)],
     groupBy: input.groupBy,
   };

@@ -40,7 +40,7 @@ export async function resendFiring(driver: SqlDriver, settings: Pick<AlertSettin
     [...byChannel.values()].map(async (alerts) => {
       const { channel_name, channel_config } = alerts[0]!;
       try {
-        await postJson(alertsEndpoint(channel_config.url), JSON.stringify(alerts.map((row) => postableAlert(messageOf(row, "repeat", settings.publicUrl), now))));
+        await postJson(alertsEndpoint(channel_config.url), JSON.stringify(alerts.map((row) => postableAlert(messageOf(row, "repeat", { publicUrl: settings.publicUrl }), now))));
       } catch (error) {
         result.failed += 1;
         logger.warn({ channel: channel_name, alerts: alerts.length }, `resending firing alerts to Alertmanager failed: ${(error as Error).message}`);

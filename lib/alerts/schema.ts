@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { channelSchema } from "./channels/config.ts";
+import { unknownPlaceholders } from "./annotations.ts";
 import { conditionSchema } from "./conditions.ts";
 import { GROUP_BY_LABELS, groupableBy } from "./series.ts";
 
@@ -29,7 +30,16 @@ export const ruleInputSchema = z
     repeatSeconds: z.number().int().min(0).max(7 * 86400).default(4 * 3600),
     severity: z.enum(SEVERITIES).default("warning"),
     labels: labels.default({}),
+    /** Annotation templates (annotations.ts); summary null: the generated one. */
+    summary: z.string().trim().max(500).nullish().transform((v) => v || null),
     description: z.string().trim().max(2000).nullish().transform((v) => v || null),
+    runbookUrl: z
+      .string()
+      .trim()
+      .max(2048)
+      .regex(/^https?:\/\//, "must be an http(s) URL (it may hold {{ $labels.<name> }})")
+      .nullish()
+      .transform((v) => v || null),
     channelIds: z.array(z.string().min(1).max(64)).max(20).default([]),
     /** One alert per value set of these labels (lib/alerts/series.ts); none: one alert for the whole rule. */
     groupBy: z
@@ -40,6 +50,12 @@ export const ruleInputSchema = z
   })
   .strict()
   .superRefine((rule, ctx) => {
+    for (const field of ["summary", "description", "runbookUrl"] as const) {
+      const unknown = unknownPlaceholders(rule[field] ?? "");
+      if (unknown.length > 0) {
+        ctx.addIssue({ code: "custom", path: [field], message: `${unknown.join(", ")}: only {{ $labels.<name> }}, {{ $value }} and {{ $keys }} are filled in` });
+      }
+    }
     const allowed = groupableBy(rule.condition.kind);
     for (const label of rule.groupBy) {
       if (!allowed.includes(label)) {

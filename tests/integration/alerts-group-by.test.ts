@@ -76,7 +76,7 @@ for (const backend of backends) {
         ["coupon-consumer", "firing", "firing"],
         ["pay-consumer", "firing", "firing"],
       ]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 2, retrying: 0, failed: 0 });
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 2, retrying: 0, failed: 0, silenced: 0 });
       assert.deepEqual(notices().sort(), [
         ["coupon-consumer", "firing"],
         ["pay-consumer", "firing"],
@@ -101,7 +101,7 @@ for (const backend of backends) {
         ["coupon-consumer", "firing", null],
         ["pay-consumer", "firing", null],
       ]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now + minute), { sent: 0, retrying: 0, failed: 0 });
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now + minute), { sent: 0, retrying: 0, failed: 0, silenced: 0 });
     });
 
     it("resolves the group whose leak left the window and keeps the other firing", async () => {

@@ -101,13 +101,13 @@ for (const backend of backends) {
       await insertEvents(store.driver, leakStory(LEAK_KEY, now));
       await drainQueue(store.driver);
       assert.deepEqual((await evaluateRules(store.driver, now)).map((o) => [o.state, o.notify, o.value]), [["pending", null, 1]]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 0, retrying: 0, failed: 0 });
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 0, retrying: 0, failed: 0, silenced: 0 });
 
       http.failNext("/wecom/cgi-bin/webhook/send", 1);
       const fired = now + minute + 1000;
       assert.deepEqual((await evaluateRules(store.driver, fired)).map((o) => [o.state, o.notify]), [["firing", "firing"]]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, fired), { sent: 6, retrying: 2, failed: 0 });
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, fired + 1000), { sent: 1, retrying: 0, failed: 1 }, "WeCom retried after the backoff; the unreachable one gives up");
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, fired), { sent: 6, retrying: 2, failed: 0, silenced: 0 });
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, fired + 1000), { sent: 1, retrying: 0, failed: 1, silenced: 0 }, "WeCom retried after the backoff; the unreachable one gives up");
 
       const failed = await listNotifications(store, { status: "failed", limit: 10 });
       assert.equal(failed.length, 1);
@@ -196,7 +196,7 @@ for (const backend of backends) {
       await restart();
       const later = now + 2 * minute;
       assert.deepEqual((await evaluateRules(store.driver, later)).map((o) => [o.state, o.notify]), [["firing", null]]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, later + 5 * minute), { sent: 0, retrying: 0, failed: 0 });
+      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, later + 5 * minute), { sent: 0, retrying: 0, failed: 0, silenced: 0 });
       assert.equal(http.received.length, 6);
       assert.equal(smtp.mails.length, 1);
     });

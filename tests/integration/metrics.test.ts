@@ -155,18 +155,33 @@ for (const backend of backends) {
         const response = await post("/api/v1/alerts/rules", { name: `rule ${i} ${condition.kind}`, condition, forSeconds: 120, severity: "critical", labels: { team: "payments" } });
         assert.equal(response.status, 201, await response.text());
       }
+      // Split rules: by labels the metric has (sum by), with the annotation templates Prometheus fills in itself.
+      const split = await post("/api/v1/alerts/rules", {
+        name: "leaks by group and topic",
+        condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 600 },
+        groupBy: ["topic", "group"],
+        summary: "{{ $labels.group }} leaked {{ $value }} on {{ $labels.topic }}: {{ $keys }}",
+        runbookUrl: "https://wiki.example/runbooks/{{ $labels.group }}",
+      });
+      assert.equal(split.status, 201, await split.text());
+      const byDefect = await post("/api/v1/alerts/rules", { name: "rebalance by defect", condition: { kind: "cause_count", cause: "rebalance", threshold: 0, windowSeconds: 600 }, groupBy: ["defect"] });
+      assert.equal(byDefect.status, 201, await byDefect.text());
       const response = await fetch(`${server.url}/api/v1/alerts/prometheus-rules`);
       assert.equal(response.status, 200);
       const yaml = await response.text();
       assert.match(yaml, /^# Rules Prometheus cannot express with these metrics/m);
       assert.match(yaml, /rule 6 ingest_silent: ingest_silent for source "rocketmq-client-log:\/var\/log\/app-1\/"/);
-      assert.equal(yaml.match(/- alert: /g)?.length, 6);
+      assert.match(yaml, /rebalance by defect: cause_count by defect: the metric it reads has no such label/);
+      assert.equal(yaml.match(/- alert: /g)?.length, 7);
+      assert.match(yaml, /expr: sum by \(group, topic\)\(increase\(dupscope_leaks_total\[10m\]\)\) > 0/);
+      assert.match(yaml, /summary: "\{\{ \$labels.group \}\} leaked \{\{ \$value \}\} on \{\{ \$labels.topic \}\}: \(the keys are on dupscope's alerts page\)"/);
+      assert.match(yaml, /runbook_url: https:\/\/wiki.example\/runbooks\/\{\{ \$labels.group \}\}/);
       const dir = mkdtempSync(path.join(tmpdir(), "dupscope-rules-"));
       try {
         writeFileSync(path.join(dir, "dupscope.rules.yml"), yaml);
         const result = promtool(["check", "rules", path.join(dir, "dupscope.rules.yml")]);
         assert.equal(result.status, 0, `${result.output}\n${yaml}`);
-        assert.match(result.output, /SUCCESS: 6 rules found/);
+        assert.match(result.output, /SUCCESS: 7 rules found/);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

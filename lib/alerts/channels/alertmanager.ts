@@ -24,11 +24,23 @@ export function alertLabels(m: Pick<AlertMessage, "ruleName" | "severity" | "lab
   return { ...m.labels, alertname: m.ruleName, severity: m.severity };
 }
 
-/** One alert as `postableAlert` of Alertmanager's OpenAPI (api/v2/openapi.yaml). */
-export function postableAlert(m: AlertMessage, now: number) {
+/**
+ * What an alert says, by the annotation names Alertmanager's templates and Grafana know (summary, description,
+ * runbook_url), plus its worst keys and the links back to dupscope.
+ */
+export function alertAnnotations(m: AlertMessage): Record<string, string> {
   const annotations: Record<string, string> = { summary: m.summary };
   if (m.description) annotations.description = m.description;
+  if (m.runbookUrl) annotations.runbook_url = m.runbookUrl;
   if (m.keys.length > 0) annotations.keys = m.keys.join(" ");
+  if (m.groupUrl) annotations.group_url = m.groupUrl;
+  if (m.ackUrl) annotations.acknowledge_url = m.ackUrl;
+  return annotations;
+}
+
+/** One alert as `postableAlert` of Alertmanager's OpenAPI (api/v2/openapi.yaml). */
+export function postableAlert(m: AlertMessage, now: number) {
+  const annotations = alertAnnotations(m);
   // generatorURL is validated as an absolute URI; without DUPSCOPE_PUBLIC_URL dupscope only knows a path.
   const absolute = /^https?:\/\//.test(m.alertsUrl);
   return {

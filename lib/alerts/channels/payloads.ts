@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { alertLabels } from "./alertmanager.ts";
+import { alertAnnotations, alertLabels } from "./alertmanager.ts";
 import { markdownLines, statusOf, title, type AlertMessage } from "./message.ts";
 
 /** The JSON body each channel type receives (signatures are added by send.ts, which knows the clock). */
@@ -19,6 +19,7 @@ export function webhookPayload(m: AlertMessage) {
     resolvedAt: m.resolvedAt?.toISOString() ?? null,
     keys: m.keys.map((bizKey) => ({ bizKey, url: m.keyUrl(bizKey) })),
     url: m.alertsUrl,
+    links: { alert: m.alertsUrl, group: m.groupUrl, runbook: m.runbookUrl, acknowledge: m.ackUrl },
   };
 }
 
@@ -32,11 +33,7 @@ const ZERO_TIME = "0001-01-01T00:00:00Z";
 export function alertmanagerWebhookPayload(m: AlertMessage) {
   const status = statusOf(m);
   const labels = { ...alertLabels(m), dupscope_rule_id: m.ruleId };
-  const annotations = {
-    summary: m.summary,
-    ...(m.description ? { description: m.description } : {}),
-    ...(m.keys.length > 0 ? { keys: m.keys.join(" ") } : {}),
-  };
+  const annotations = alertAnnotations(m);
   const fingerprint = createHash("sha256").update(JSON.stringify(Object.entries(labels).sort())).digest("hex").slice(0, 16);
   return {
     version: "4",

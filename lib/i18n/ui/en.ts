@@ -247,7 +247,7 @@ export const en = {
     severities: { info: "info", warning: "warning", critical: "critical" } satisfies Record<(typeof SEVERITIES)[number], string>,
     channelTypes: { webhook: "webhook", alertmanager: "alertmanager", alertmanager_webhook: "alertmanager webhook", dingtalk: "dingtalk", feishu: "feishu", wecom: "wecom", slack: "slack", email: "email" } satisfies Record<ChannelType, string>,
     events: { firing: "firing", repeat: "repeat", resolved: "resolved" } satisfies Record<AlertMessage["event"], string>,
-    statuses: { pending: "pending", sent: "sent", failed: "failed", cancelled: "cancelled" } satisfies Record<(typeof NOTIFICATION_STATUSES)[number], string>,
+    statuses: { pending: "pending", sent: "sent", failed: "failed", cancelled: "cancelled", silenced: "silenced" } satisfies Record<(typeof NOTIFICATION_STATUSES)[number], string>,
     rulesTable: {
       label: "Alert rules",
       empty: "No rules yet.",

@@ -233,7 +233,7 @@ export const zhCN: Dictionary = {
     severities: { info: "提示", warning: "警告", critical: "严重" },
     channelTypes: { webhook: "Webhook", alertmanager: "Alertmanager", alertmanager_webhook: "Alertmanager webhook", dingtalk: "钉钉", feishu: "飞书", wecom: "企业微信", slack: "Slack", email: "邮件" },
     events: { firing: "触发", repeat: "重复提醒", resolved: "恢复" },
-    statuses: { pending: "待发送", sent: "已发送", failed: "发送失败", cancelled: "已取消" },
+    statuses: { pending: "待发送", sent: "已发送", failed: "发送失败", cancelled: "已取消", silenced: "已静默" },
     rulesTable: {
       label: "告警规则",
       empty: "还没有规则。",

@@ -13,15 +13,18 @@ function message(event: AlertMessage["event"] = "firing"): AlertMessage {
     ruleId: "r1",
     ruleName: "payment leak",
     severity: "critical",
-    labels: { team: "payments" },
+    labels: { team: "payments", group: "pay-consumer" },
     description: "A payment was processed twice.",
     summary: "leaked duplicates > 0 in 1h: now 2",
+    runbookUrl: "https://wiki.example/runbooks/payment-leak",
     value: 2,
     firingId: "7",
     firedAt,
     resolvedAt: event === "resolved" ? resolvedAt : null,
     keys: ["PAY-1", "PAY 2"],
     alertsUrl: "https://d.example/alerts",
+    groupUrl: "https://d.example/groups/pay-consumer",
+    ackUrl: event === "resolved" ? null : "https://d.example/alerts/ack?token=t.s",
     keyUrl: (k) => `https://d.example/keys/${encodeURIComponent(k)}`,
   };
 }
@@ -32,7 +35,7 @@ describe("notification payloads", () => {
       version: "1",
       event: "firing",
       status: "firing",
-      rule: { id: "r1", name: "payment leak", severity: "critical", labels: { team: "payments" }, description: "A payment was processed twice." },
+      rule: { id: "r1", name: "payment leak", severity: "critical", labels: { team: "payments", group: "pay-consumer" }, description: "A payment was processed twice." },
       summary: "leaked duplicates > 0 in 1h: now 2",
       value: 2,
       firingId: "7",
@@ -43,8 +46,15 @@ describe("notification payloads", () => {
         { bizKey: "PAY 2", url: "https://d.example/keys/PAY%202" },
       ],
       url: "https://d.example/alerts",
+      links: {
+        alert: "https://d.example/alerts",
+        group: "https://d.example/groups/pay-consumer",
+        runbook: "https://wiki.example/runbooks/payment-leak",
+        acknowledge: "https://d.example/alerts/ack?token=t.s",
+      },
     });
     assert.equal(webhookPayload(message("repeat")).status, "firing");
+    assert.equal(webhookPayload(message("resolved")).links.acknowledge, null, "nothing to acknowledge once resolved");
   });
 
   it("Alertmanager: webhook payload version 4 with one alert, endsAt the zero time until resolved", () => {
@@ -53,7 +63,7 @@ describe("notification payloads", () => {
     assert.equal(firing.status, "firing");
     assert.deepEqual(firing.groupLabels, { alertname: "payment leak" });
     const [alert] = firing.alerts;
-    assert.deepEqual(alert!.labels, { team: "payments", alertname: "payment leak", severity: "critical", dupscope_rule_id: "r1" });
+    assert.deepEqual(alert!.labels, { team: "payments", group: "pay-consumer", alertname: "payment leak", severity: "critical", dupscope_rule_id: "r1" });
     assert.equal(alert!.startsAt, "2026-11-30T04:00:00.000Z");
     assert.equal(alert!.endsAt, "0001-01-01T00:00:00Z");
     assert.equal(alert!.annotations.keys, "PAY-1 PAY 2");
@@ -68,6 +78,8 @@ describe("notification payloads", () => {
     const now = Date.parse("2026-11-30T04:10:00Z");
     const firing = postableAlert({ ...message(), labels: { team: "payments", group: "pay-consumer" } }, now);
     assert.deepEqual(firing.labels, { team: "payments", group: "pay-consumer", alertname: "payment leak", severity: "critical" });
+    assert.equal(firing.annotations.runbook_url, "https://wiki.example/runbooks/payment-leak");
+    assert.equal(firing.annotations.acknowledge_url, "https://d.example/alerts/ack?token=t.s");
     assert.equal(firing.startsAt, "2026-11-30T04:00:00.000Z");
     assert.equal(firing.endsAt, new Date(now + 4 * RESEND_MS).toISOString());
     assert.equal(firing.generatorURL, "https://d.example/alerts");
@@ -85,6 +97,11 @@ describe("notification payloads", () => {
     assert.equal(ding.markdown.title, "[FIRING] payment leak (critical)");
     assert.match(ding.markdown.text, /^### \[FIRING\] payment leak \(critical\)\n\nleaked duplicates > 0 in 1h: now 2\n\n/);
     assert.match(ding.markdown.text, /\[PAY 2\]\(https:\/\/d\.example\/keys\/PAY%202\)/);
+    assert.match(
+      ding.markdown.text,
+      /\[open in dupscope\]\(https:\/\/d\.example\/alerts\) · \[group pay-consumer\]\(https:\/\/d\.example\/groups\/pay-consumer\) · \[runbook\]\(https:\/\/wiki\.example\/runbooks\/payment-leak\) · \[acknowledge\]\(https:\/\/d\.example\/alerts\/ack\?token=t\.s\)$/,
+      "the alert, its group, its runbook and the acknowledge link",
+    );
     const wecom = wecomPayload(message("resolved"));
     assert.equal(wecom.msgtype, "markdown");
     assert.match(wecom.markdown.content, /^\*\*\[RESOLVED\] payment leak \(critical\)\*\*\n/);
