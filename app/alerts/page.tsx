@@ -1,15 +1,19 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AlertsTable } from "@/components/alerts/AlertsTable.tsx";
 import { ChannelForm } from "@/components/alerts/ChannelForm.tsx";
 import { ChannelsTable } from "@/components/alerts/ChannelsTable.tsx";
 import { FiringsTable } from "@/components/alerts/FiringsTable.tsx";
 import { NotificationsTable } from "@/components/alerts/NotificationsTable.tsx";
 import { RuleForm } from "@/components/alerts/RuleForm.tsx";
 import { RulesTable } from "@/components/alerts/RulesTable.tsx";
+import { SilenceForm } from "@/components/alerts/SilenceForm.tsx";
+import { SilencesTable } from "@/components/alerts/SilencesTable.tsx";
 import { CONDITION_KINDS } from "@/lib/alerts/conditions.ts";
 import { listFirings, listNotifications } from "@/lib/alerts/history.ts";
 import { listChannels, listRules, type ChannelView } from "@/lib/alerts/repo.ts";
 import { SEVERITIES } from "@/lib/alerts/schema.ts";
+import { listSilences } from "@/lib/alerts/silences.ts";
 import { CAUSES, DEDUP_LAYERS } from "@/lib/diagnosis/vocabulary.ts";
 import { conditionText } from "@/lib/i18n/condition.ts";
 import { requestText } from "@/lib/i18n/request.ts";
@@ -18,7 +22,7 @@ import "./alerts.css";
 
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<{ edit?: string; editChannel?: string; lang?: string | string[] }> };
+type Props = { searchParams: Promise<{ edit?: string; editChannel?: string; silence?: string; lang?: string | string[] }> };
 
 export async function generateMetadata({ searchParams }: Props): Promise<Metadata> {
   return { title: (await requestText((await searchParams).lang)).t.alerts.title };
@@ -32,16 +36,20 @@ function target(channel: ChannelView): string {
 }
 
 export default async function AlertsPage({ searchParams }: Props) {
-  const { edit, editChannel, lang } = await searchParams;
+  const { edit, editChannel, silence, lang } = await searchParams;
   const { locale, t: d } = await requestText(lang);
   const t = d.alerts;
   const store = await getStore();
-  const [rules, channels, firings, notifications] = await Promise.all([
+  const [rules, channels, firings, notifications, silences] = await Promise.all([
     listRules(store),
     listChannels(store),
     listFirings(store, { limit: 50 }),
     listNotifications(store, { limit: 200 }),
+    listSilences(store.driver),
   ]);
+  const alerts = rules.flatMap((r) =>
+    r.enabled ? r.alerts.filter((a) => a.state === "firing" || a.state === "pending").map((a) => ({ ...a, ruleId: r.id, ruleName: r.name })) : [],
+  );
   const channelName = new Map(channels.map((c) => [c.id, c.name]));
   const editing = rules.find((r) => r.id === edit);
   const editingChannel = channels.find((c) => c.id === editChannel);
@@ -61,6 +69,15 @@ export default async function AlertsPage({ searchParams }: Props) {
         <a href="/api/metrics">/api/metrics</a>
         {t.intro.exportEnd}
       </p>
+
+      <h2>{t.alerts}</h2>
+      <p className="muted">{t.alertsIntro}</p>
+      <AlertsTable alerts={alerts} locale={locale} />
+
+      <h2 id="silences">{t.silences}</h2>
+      <SilencesTable silences={silences} locale={locale} />
+      <h3 id="silence-form">{t.silenceForm.label}</h3>
+      <SilenceForm key={silence ?? "new-silence"} locale={locale} {...(silence ? { matchers: silence } : {})} />
 
       <h2>{t.rules}</h2>
       <RulesTable

@@ -8,7 +8,7 @@ import { dictionary } from "@/lib/i18n/dictionary.ts";
 import { StateBadge } from "./StateBadge.tsx";
 
 /** What the table shows of a firing: the history's own view of it. */
-export type FiringRow = Pick<FiringView, "id" | "ruleName" | "severity" | "summary" | "condition" | "value" | "keys" | "firedAt" | "resolvedAt">;
+export type FiringRow = Pick<FiringView, "id" | "ruleName" | "severity" | "summary" | "condition" | "labels" | "value" | "keys" | "firedAt" | "resolvedAt">;
 
 /** The firing history, newest first, each with the keys that made it fire. */
 export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale: Locale }) {

@@ -1,10 +1,12 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { useSelectChoice } from "./useSelectChoice.ts";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { ConditionKind } from "@/lib/alerts/conditions.ts";
+import type { RulePreview } from "@/lib/alerts/preview.ts";
+import { groupableBy, type GroupByLabel } from "@/lib/alerts/series.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
 import { causeName } from "@/lib/i18n/diagnosis-text.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
@@ -22,8 +24,11 @@ export interface RuleFormValue {
   repeatSeconds: number;
   severity: string;
   labels: Record<string, string>;
+  summary: string | null;
   description: string | null;
+  runbookUrl: string | null;
   channelIds: string[];
+  groupBy: string[];
 }
 
 export interface RuleFormOptions {
@@ -80,16 +85,17 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
   const router = useRouter();
   const [kind, setKind, kindSelect] = useSelectChoice(initial?.condition.kind ?? "leaked_duplicates");
   const [error, setError] = useState<string | null>(null);
+  const [previewed, setPreviewed] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const templatesId = useId();
   const c = initial?.condition ?? { kind };
+  const groupable = groupableBy(kind as ConditionKind);
   const fields = FIELDS[kind] ?? [];
   const shows = (name: string) => fields.includes(name) || fields.includes(`${name}*`);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const element = event.currentTarget;
+  function bodyOf(element: HTMLFormElement) {
     const form = new FormData(element);
-    const body = {
+    return {
       name: String(form.get("name") ?? ""),
       enabled: form.get("enabled") === "on",
       condition: conditionFrom(form, kind),
@@ -97,9 +103,37 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
       repeatSeconds: Math.round(Number(form.get("repeatMinutes") || 0) * 60),
       severity: String(form.get("severity")),
       labels: labelsFrom(String(form.get("labels") ?? "")),
+      summary: String(form.get("summary") ?? "") || null,
       description: String(form.get("description") ?? "") || null,
+      runbookUrl: String(form.get("runbookUrl") ?? "") || null,
       channelIds: form.getAll("channelIds").map(String),
+      // Only the labels this kind can be split by: a box left ticked from another kind would be refused.
+      groupBy: form.getAll("groupBy").map(String).filter((label) => groupable.includes(label as GroupByLabel)),
     };
+  }
+
+  async function preview(form: HTMLFormElement) {
+    setBusy(true);
+    // A rule can be previewed before it has a name.
+    const body = { ...bodyOf(form), name: String(new FormData(form).get("name") ?? "").trim() || "preview" };
+    const response = await fetch("/api/v1/alerts/rules/preview", { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }).catch(
+      (e: unknown) => e as Error,
+    );
+    setBusy(false);
+    if (response instanceof Error || !response.ok) {
+      const parsed = response instanceof Error ? null : ((await response.json().catch(() => null)) as { error?: { message?: string } } | null);
+      return setPreviewed(`${t.preview}: ${response instanceof Error ? response.message : (parsed?.error?.message ?? String(response.status))}`);
+    }
+    const result = (await response.json()) as RulePreview;
+    // The label values name the alerts: "cg_push, cg_points" for a rule split by group.
+    const sets = result.breaching.map((m) => Object.values(m.labels).join("/")).filter(Boolean);
+    setPreviewed(result.breaching.length === 0 ? t.previewNothing : sets.length === 0 ? t.previewWhole : t.previewFor(sets.join(", ")));
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const element = event.currentTarget;
+    const body = bodyOf(element);
     setBusy(true);
     const problem = await callApi(initial?.id ? "PUT" : "POST", initial?.id ? `/api/v1/alerts/rules/${initial.id}` : "/api/v1/alerts/rules", body);
     setBusy(false);
@@ -214,9 +248,28 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
         {t.labels}
         <textarea name="labels" rows={2} defaultValue={Object.entries(initial?.labels ?? {}).map(([k, v]) => `${k}=${v}`).join("\n")} />
       </label>
+      {groupable.length > 0 ? (
+        <fieldset>
+          <legend>{t.groupBy}</legend>
+          {groupable.map((label) => (
+            <label key={label} className="alerts-check">
+              <input type="checkbox" name="groupBy" value={label} defaultChecked={initial?.groupBy.includes(label) ?? false} /> <code>{label}</code>
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
       <label>
-        {t.description} <textarea name="description" rows={2} defaultValue={initial?.description ?? ""} />
+        {t.summary} <input name="summary" maxLength={500} defaultValue={initial?.summary ?? ""} placeholder="{{ $labels.group }}: {{ $value }}" aria-describedby={templatesId} />
       </label>
+      <label>
+        {t.description} <textarea name="description" rows={2} defaultValue={initial?.description ?? ""} aria-describedby={templatesId} />
+      </label>
+      <label>
+        {t.runbookUrl} <input name="runbookUrl" inputMode="url" maxLength={2048} defaultValue={initial?.runbookUrl ?? ""} placeholder="https://wiki/runbooks/{{ $labels.group }}" aria-describedby={templatesId} />
+      </label>
+      <p id={templatesId} className="alerts-hint">
+        {t.templates}
+      </p>
       <fieldset>
         <legend>{t.channels}</legend>
         {options.channels.length === 0 ? <span className="muted">{t.noChannels}</span> : null}
@@ -232,6 +285,9 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
       <div>
         <button type="submit" className="alerts-button" disabled={busy}>
           {initial?.id ? t.save : t.create}
+        </button>{" "}
+        <button type="button" className="alerts-button quiet" disabled={busy} onClick={(e) => preview(e.currentTarget.form!)}>
+          {t.preview}
         </button>
         {error ? (
           <span role="alert" className="alerts-error">
@@ -239,6 +295,9 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
           </span>
         ) : null}
       </div>
+      <p className="alerts-preview" role="status">
+        {previewed}
+      </p>
     </form>
   );
 }

@@ -43,7 +43,7 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
         </thead>
         <tbody>
           {rules.map((r) => (
-            <tr key={r.id} data-rule={r.name}>
+            <tr key={r.id} id={`rule-${r.id}`} data-rule={r.name}>
               <td>
                 <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} />
               </td>

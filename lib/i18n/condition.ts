@@ -1,4 +1,5 @@
 import { describeCondition, layersAfter, measuredValue, type Condition } from "../alerts/conditions.ts";
+import { labelsText, type Labels } from "../alerts/labels.ts";
 import { formatDuration } from "../format/duration.ts";
 import { causeName } from "./diagnosis-text.ts";
 import { dictionary } from "./dictionary.ts";
@@ -44,6 +45,8 @@ export function conditionText(c: Condition, locale: Locale): string {
 }
 
 /** A firing's "what": its stored summary in English; in Chinese from the condition it fired on, when it was kept. */
-export function firingSummary(f: { summary: string; condition: Condition | null; value: number }, locale: Locale): string {
-  return locale === "zh-CN" && f.condition !== null ? `${chinese(f.condition)}：当前 ${measuredValue(f.condition, f.value, "zh-CN")}` : f.summary;
+export function firingSummary(f: { summary: string; condition: Condition | null; value: number; labels?: Labels }, locale: Locale): string {
+  if (locale !== "zh-CN" || f.condition === null) return f.summary;
+  const set = labelsText(f.labels ?? {});
+  return `${chinese(f.condition)}${set ? ` {${set}}` : ""}：当前 ${measuredValue(f.condition, f.value, "zh-CN")}`;
 }

@@ -132,8 +132,8 @@ describe("alerts page", () => {
     assert.match(zh.url(), /\/alerts$/, "the switch comes back to the alerts page");
     assert.equal(await zh.title(), "告警 · dupscope");
     assert.equal(await zh.locator("main h1").textContent(), "告警");
-    assert.deepEqual(await zh.locator("main h2").allTextContents(), ["规则", "触发历史", "发送失败的通知", "通知渠道"]);
-    assert.deepEqual(await zh.locator("main h3").allTextContents(), ["新建规则", "新建通知渠道"]);
+    assert.deepEqual(await zh.locator("main h2").allTextContents(), ["当前告警", "静默", "规则", "触发历史", "发送失败的通知", "通知渠道"]);
+    assert.deepEqual(await zh.locator("main h3").allTextContents(), ["新建静默", "新建规则", "新建通知渠道"]);
 
     const rules = zh.getByRole("table", { name: "告警规则" });
     assert.match(await rules.locator('tr[data-rule="ledger leak"]').innerText(), /告警中[\s\S]*2 小时内消费组 cg_ledger 中泄漏的重复消费 > 0[\s\S]*0 毫秒[\s\S]*严重[\s\S]*e2e hook[\s\S]*编辑[\s\S]*删除/);

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import type { NormalizedEvent } from "../../lib/events/model.ts";
+import type { EventInput, NormalizedEvent } from "../../lib/events/model.ts";
 import { validateEvent } from "../../lib/events/validate.ts";
 import { orderStory, T0 } from "./events.ts";
 
@@ -12,12 +12,18 @@ import { orderStory, T0 } from "./events.ts";
 
 /** The order story with the second delivery passing Redis too: a leaked rebalance duplicate, a minute before `now`, in `group` if given. */
 export function leakStory(bizKey: string, now: number, group?: string): NormalizedEvent[] {
-  return orderStory(bizKey).map((e) => {
-    const event = { ...e, ts: (e.ts as number) - T0 + now - 60_000, ...(group !== undefined && e.group !== undefined ? { group } : {}) };
-    const input = e.kind === "dedup" && e.instance === "10.0.0.7@88" ? { ...event, detail: { layer: "redis", decision: "pass" } } : event;
+  return leakStoryInput(bizKey, now, group).map((input) => {
     const result = validateEvent(input);
     if (!result.ok) throw new Error(result.reason);
     return result.event;
+  });
+}
+
+/** The same story as the records one POSTs to /api/v1/events. */
+export function leakStoryInput(bizKey: string, now: number, group?: string): EventInput[] {
+  return orderStory(bizKey).map((e) => {
+    const event = { ...e, ts: (e.ts as number) - T0 + now - 60_000, ...(group !== undefined && e.group !== undefined ? { group } : {}) };
+    return e.kind === "dedup" && e.instance === "10.0.0.7@88" ? { ...event, detail: { layer: "redis", decision: "pass" } } : event;
   });
 }
 

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { acknowledged, readAck, signAck } from "../../../lib/alerts/acks.ts";
 import { prometheusTemplate, renderTemplate, unknownPlaceholders } from "../../../lib/alerts/annotations.ts";
 import { ruleInputSchema } from "../../../lib/alerts/schema.ts";
+import { formatMatchers, parseMatchers } from "../../../lib/alerts/matchers-text.ts";
 import { matches, silenceInputSchema } from "../../../lib/alerts/silences.ts";
 
 describe("annotation templates", () => {
@@ -78,5 +79,40 @@ describe("silence matchers", () => {
     assert.equal(silenceInputSchema.safeParse({ ...base, matchers: [m("group", "(", true)], durationMinutes: 60 }).success, false);
     assert.equal(silenceInputSchema.safeParse({ ...base, matchers: [m("group", "x")] }).success, false);
     assert.equal(silenceInputSchema.safeParse({ ...base, matchers: [m("group", "x")], durationMinutes: 60 }).success, true);
+  });
+});
+
+describe("silence matchers as text", () => {
+  it("reads Alertmanager's syntax, one per line or comma separated", () => {
+    assert.deepEqual(parseMatchers('group=cg_push\nseverity!=info, topic=~"PAY_.*"\ncause!~"rebalance|ack_lost"'), {
+      matchers: [
+        { name: "group", value: "cg_push", isRegex: false, isEqual: true },
+        { name: "severity", value: "info", isRegex: false, isEqual: false },
+        { name: "topic", value: "PAY_.*", isRegex: true, isEqual: true },
+        { name: "cause", value: "rebalance|ack_lost", isRegex: true, isEqual: false },
+      ],
+    });
+  });
+
+  it("says what is wrong with a line it cannot read", () => {
+    assert.deepEqual(parseMatchers("group cg_push"), { problem: '"group cg_push" is not name=value, name!=value, name=~regex or name!~regex' });
+    assert.deepEqual(parseMatchers("  "), { problem: "no matcher: a silence needs at least one" });
+    assert.match((parseMatchers('group="cg_push') as { problem: string }).problem, /not closed/);
+  });
+
+  it("reads back whatever it writes", () => {
+    const matcher = fc.record({
+      name: fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,10}$/),
+      value: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('a,b=c', 'x"y', "back\\slash", "new\nline", " =~!")),
+      isRegex: fc.boolean(),
+      isEqual: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(matcher, { minLength: 1, maxLength: 4 }), (generated) => {
+        // fast-check's records have no prototype; the parser's are plain objects.
+        const matchers = generated.map((m) => ({ ...m }));
+        assert.deepEqual(parseMatchers(formatMatchers(matchers)), { matchers });
+      }),
+    );
   });
 });

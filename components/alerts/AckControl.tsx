@@ -1,0 +1,74 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import type { Labels } from "@/lib/alerts/labels.ts";
+import type { Locale } from "@/lib/i18n/locale.ts";
+import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { callApi } from "./api.ts";
+
+/** Acknowledge a firing alert (a small form: who and why), or withdraw the acknowledgement it has. */
+export function AckControl({ ruleId, labels, what, acked, locale }: { ruleId: string; labels: Labels; what: string; acked: boolean; locale: Locale }) {
+  const d = dictionary(locale).alerts;
+  const t = d.ackForm;
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function send(method: "POST" | "DELETE", body: unknown) {
+    setBusy(true);
+    const problem = await callApi(method, "/api/v1/alerts/acks", body);
+    setBusy(false);
+    setError(problem);
+    if (problem) return;
+    setOpen(false);
+    router.refresh();
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    await send("POST", { ruleId, labels, by: String(form.get("by") ?? ""), comment: String(form.get("comment") ?? "") });
+  }
+
+  const failure = error ? (
+    <span role="alert" className="alerts-error">
+      {t.notAcked(error)}
+    </span>
+  ) : null;
+  if (acked) {
+    return (
+      <>
+        <button type="button" className="alerts-button quiet" disabled={busy} onClick={() => send("DELETE", { ruleId, labels })}>
+          {d.alertsTable.withdraw}
+        </button>
+        {failure}
+      </>
+    );
+  }
+  if (!open) {
+    return (
+      <button type="button" className="alerts-button quiet" onClick={() => setOpen(true)}>
+        {d.alertsTable.acknowledge}
+      </button>
+    );
+  }
+  return (
+    <form className="alerts-inline" aria-label={t.label(what)} onSubmit={submit}>
+      <label>
+        {t.by} <input name="by" required maxLength={120} autoFocus />
+      </label>
+      <label>
+        {t.comment} <input name="comment" maxLength={2000} />
+      </label>
+      <button type="submit" className="alerts-button" disabled={busy}>
+        {t.submit}
+      </button>
+      <button type="button" className="alerts-button quiet" onClick={() => setOpen(false)}>
+        {t.cancel}
+      </button>
+      {failure}
+    </form>
+  );
+}

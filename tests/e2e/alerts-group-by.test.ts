@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { assertAccessible } from "../helpers/axe.ts";
+import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
+import { leakStoryInput, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { startServer, type RunningServer } from "../helpers/server.ts";
+import { backends } from "../helpers/stores.ts";
+
+/**
+ * An on-call engineer's round on the alerts page: a rule grouped by consumer group, previewed before it is saved,
+ * fires one alert per group; one group's alert is silenced from its row (the matchers come filled in), the
+ * other's acknowledged; the page says so in English and in Chinese, and stays accessible.
+ */
+
+const PAY = 'leaks by group {group="pay-consumer"}';
+const COUPON = 'leaks by group {group="coupon-consumer"}';
+
+async function untilText(page: Page, selector: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = page.locator(selector);
+    const text = (await row.count()) > 0 ? await row.innerText() : "";
+    if (pattern.test(text)) return text;
+    assert.ok(Date.now() < deadline, `${selector} never matched ${pattern}; it reads: ${text}`);
+    await page.waitForTimeout(300);
+    await page.reload();
+  }
+}
+
+describe("alerts per group: silence one, acknowledge the other", () => {
+  let server: RunningServer;
+  let dispose: () => Promise<void>;
+  let receiver: HttpReceiver;
+  let browser: TestBrowser;
+  let page: Page;
+
+  before(async () => {
+    const created = await backends[0]!.create();
+    dispose = created.dispose;
+    receiver = await startHttpReceiver();
+    server = await startServer({ ...created.env, DUPSCOPE_ALERT_INTERVAL_MS: "500", DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    const now = Date.now();
+    const events = [...leakStoryInput("PAY-E2E-1", now - 5 * 60_000, "pay-consumer"), ...leakStoryInput("CPN-E2E-1", now - 60_000, "coupon-consumer")];
+    const response = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: JSON.stringify(events), headers: { "content-type": "application/json" } });
+    assert.equal(response.status, 200, await response.text());
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await receiver?.close();
+    await dispose?.();
+  });
+
+  it("previews a rule grouped by group, then creates it", async () => {
+    await page.goto(`${server.url}/alerts`);
+    const channelForm = page.getByRole("form", { name: "New channel" });
+    await channelForm.getByLabel("Name", { exact: true }).fill("oncall hook");
+    await channelForm.getByLabel("URL").fill(`${receiver.url}/hook`);
+    await channelForm.getByRole("button", { name: "Add channel" }).click();
+    await page.getByRole("table", { name: "Notification channels" }).getByText("oncall hook").waitFor();
+
+    const ruleForm = page.getByRole("form", { name: "New rule" });
+    await ruleForm.getByLabel("Name", { exact: true }).fill("leaks by group");
+    await ruleForm.getByLabel("More than", { exact: true }).fill("0");
+    await ruleForm.getByLabel("Window (minutes)").fill("60");
+    await ruleForm.getByRole("group", { name: "Group by: one alert per value of" }).getByLabel("group").check();
+    await ruleForm.getByLabel("Runbook URL template").fill("https://wiki.example/runbooks/{{ $labels.group }}");
+    await ruleForm.getByLabel("oncall hook").check();
+    // The diagnosis settles the leaks within a second or two; the preview asks again until it sees both.
+    const deadline = Date.now() + 20_000;
+    let preview = "";
+    while (!/coupon-consumer/.test(preview) || !/pay-consumer/.test(preview)) {
+      assert.ok(Date.now() < deadline, `the preview never named both groups: ${preview}`);
+      await ruleForm.getByRole("button", { name: "Preview" }).click();
+      await page.waitForTimeout(300);
+      preview = (await ruleForm.getByRole("status").textContent()) ?? "";
+    }
+    assert.match(preview, /^Would fire now for: (pay-consumer, coupon-consumer|coupon-consumer, pay-consumer)$/);
+    await ruleForm.getByRole("button", { name: "Create rule" }).click();
+    await page.locator('tr[data-rule="leaks by group"]').waitFor();
+  });
+
+  it("shows one firing alert per group", async () => {
+    await untilText(page, `tr[data-alert='${COUPON}']`, /firing/);
+    assert.match(await page.locator(`tr[data-alert='${PAY}']`).innerText(), /firing[\s\S]*leaks by group[\s\S]*group="pay-consumer"[\s\S]*1/);
+    const hooks = receiver.received.map((r) => (r.body.rule as { labels: Record<string, string> }).labels.group).sort();
+    assert.deepEqual(hooks, ["coupon-consumer", "pay-consumer"], "one notification per alert");
+    const pay = receiver.received.find((r) => (r.body.rule as { labels: Record<string, string> }).labels.group === "pay-consumer")!;
+    assert.equal((pay.body.links as { runbook: string }).runbook, "https://wiki.example/runbooks/pay-consumer");
+  });
+
+  it("silences one group's alert from its row, with the matchers filled in", async () => {
+    await page.getByRole("link", { name: `Silence ${COUPON}` }).click();
+    await page.waitForURL(/\/alerts\?silence=/);
+    const form = page.getByRole("form", { name: "New silence" });
+    assert.equal(await form.getByLabel(/^Matchers/).inputValue(), 'alertname="leaks by group"\ngroup=coupon-consumer');
+    await form.getByLabel("Created by").fill("ana");
+    await form.getByLabel("Comment").fill("coupon replay, known");
+    await form.getByRole("button", { name: "Create silence" }).click();
+    await page.waitForURL(/\/alerts#silences$/);
+    await page.locator('tr[data-silence*="coupon-consumer"]').waitFor();
+    assert.match(await page.locator('tr[data-silence*="coupon-consumer"]').innerText(), /active[\s\S]*ana[\s\S]*coupon replay, known/);
+    assert.match(await page.locator(`tr[data-alert='${COUPON}']`).innerText(), /firing[\s\S]*silenced by ana until/);
+    assert.doesNotMatch(await page.locator(`tr[data-alert='${PAY}']`).innerText(), /silenced/, "the other group is not silenced");
+  });
+
+  it("acknowledges the other group's alert", async () => {
+    const row = page.locator(`tr[data-alert='${PAY}']`);
+    await row.getByRole("button", { name: "Acknowledge" }).click();
+    const form = page.getByRole("form", { name: `Acknowledge ${PAY}` });
+    await form.getByLabel("Your name").fill("bo");
+    await form.getByLabel("Comment").fill("replaying the ledger");
+    await form.getByRole("button", { name: "Acknowledge" }).click();
+    await untilText(page, `tr[data-alert='${PAY}']`, /acknowledged by bo: replaying the ledger/);
+    assert.match(await page.locator(`tr[data-alert='${PAY}']`).innerText(), /Withdraw/);
+    await screenshot(page, "alerts-silenced-acknowledged");
+    await assertAccessible(page, "the alerts page with a silenced and an acknowledged alert");
+  });
+
+  it("says the same in Chinese", async () => {
+    const zh = await browser.newPage();
+    await zh.goto(`${server.url}/alerts?lang=zh-CN`);
+    await zh.waitForSelector('html[lang="zh-CN"]');
+    assert.match(await zh.locator(`tr[data-alert='${COUPON}']`).innerText(), /告警中[\s\S]*由 ana 静默，至/);
+    assert.match(await zh.locator(`tr[data-alert='${PAY}']`).innerText(), /告警中[\s\S]*已由 bo 确认：replaying the ledger[\s\S]*撤销确认/);
+    assert.match(await zh.getByRole("table", { name: "静默规则" }).innerText(), /生效中[\s\S]*ana/);
+    await assertAccessible(zh, "the alerts page in Chinese with a silenced and an acknowledged alert");
+    await zh.close();
+  });
+});
