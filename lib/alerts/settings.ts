@@ -19,6 +19,13 @@ export interface AlertSettings {
   maxAttempts: number;
   /** Base of the links in notifications, e.g. https://dupscope.example.com; unset: paths only. */
   publicUrl: string;
+  /**
+   * Grouping of a rule's notifications per channel, as Alertmanager's group_wait and group_interval: a first
+   * notice waits `groupWaitMs` for others of its rule to join it; after a message went out, the rule's next one
+   * waits until `groupIntervalMs` has passed, and carries everything that happened meanwhile.
+   */
+  groupWaitMs: number;
+  groupIntervalMs: number;
 }
 
 export function alertSettings(env: Env = process.env): AlertSettings {
@@ -27,6 +34,9 @@ export function alertSettings(env: Env = process.env): AlertSettings {
     retryBaseMs: wholeNumber(env, "DUPSCOPE_ALERT_RETRY_BASE_MS", 5_000, 1),
     maxAttempts: wholeNumber(env, "DUPSCOPE_ALERT_MAX_ATTEMPTS", 8, 1),
     publicUrl: (env.DUPSCOPE_PUBLIC_URL?.trim() ?? "").replace(/\/+$/, ""),
+    // No wait by default: the alerts a rule starts in one evaluation round already leave together.
+    groupWaitMs: wholeNumber(env, "DUPSCOPE_ALERT_GROUP_WAIT_MS", 0, 0),
+    groupIntervalMs: wholeNumber(env, "DUPSCOPE_ALERT_GROUP_INTERVAL_MS", 60_000, 0),
   };
 }
 

@@ -3,14 +3,16 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
-import { leakStoryInput, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { leakStoryInput, startHttpReceiver, webhookAlerts, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
 
 /**
  * An on-call engineer's round on the alerts page: a rule grouped by consumer group, previewed before it is saved,
- * fires one alert per group; one group's alert is silenced from its row (the matchers come filled in), the
- * other's acknowledged; the page says so in English and in Chinese, and stays accessible.
+ * fires one alert per group, both in one notice; one group's alert is silenced from its row (the matchers come
+ * filled in), the other's acknowledged in the page, and the first also from its notification's signed link; a
+ * silence typed in the page keeps exactly its alerts out of the next notice; the page says all of it in English
+ * and in Chinese, and stays accessible.
  */
 
 const PAY = 'leaks by group {group="pay-consumer"}';
@@ -39,7 +41,8 @@ describe("alerts per group: silence one, acknowledge the other", () => {
     const created = await backends[0]!.create();
     dispose = created.dispose;
     receiver = await startHttpReceiver();
-    server = await startServer({ ...created.env, DUPSCOPE_ALERT_INTERVAL_MS: "500", DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
+    // No group_interval: the last step's notice follows the first within seconds (tests/integration/alerts-grouping.test.ts covers it).
+    server = await startServer({ ...created.env, DUPSCOPE_ALERT_INTERVAL_MS: "500", DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200", DUPSCOPE_ALERT_GROUP_INTERVAL_MS: "0" });
     browser = await launchBrowser();
     page = await browser.newPage();
     const now = Date.now();
@@ -86,10 +89,10 @@ describe("alerts per group: silence one, acknowledge the other", () => {
   it("shows one firing alert per group", async () => {
     await untilText(page, `tr[data-alert='${COUPON}']`, /firing/);
     assert.match(await page.locator(`tr[data-alert='${PAY}']`).innerText(), /firing[\s\S]*leaks by group[\s\S]*group="pay-consumer"[\s\S]*1/);
-    const hooks = receiver.received.map((r) => (r.body.rule as { labels: Record<string, string> }).labels.group).sort();
-    assert.deepEqual(hooks, ["coupon-consumer", "pay-consumer"], "one notification per alert");
-    const pay = receiver.received.find((r) => (r.body.rule as { labels: Record<string, string> }).labels.group === "pay-consumer")!;
-    assert.equal((pay.body.links as { runbook: string }).runbook, "https://wiki.example/runbooks/pay-consumer");
+    assert.equal(receiver.received.length, 1, "the rule's two alerts leave together, as one notice");
+    assert.deepEqual(webhookAlerts(receiver).map((a) => a.labels.group).sort(), ["coupon-consumer", "pay-consumer"]);
+    const pay = webhookAlerts(receiver).find((a) => a.labels.group === "pay-consumer")!;
+    assert.equal(pay.links.runbook, "https://wiki.example/runbooks/pay-consumer");
   });
 
   it("silences one group's alert from its row, with the matchers filled in", async () => {
@@ -120,11 +123,55 @@ describe("alerts per group: silence one, acknowledge the other", () => {
     await assertAccessible(page, "the alerts page with a silenced and an acknowledged alert");
   });
 
+  it("acknowledges from the link in the notification, after a confirmation", async () => {
+    const link = webhookAlerts(receiver).find((a) => a.labels.group === "coupon-consumer")!.links.acknowledge!;
+    const ack = await browser.newPage();
+    await ack.goto(`${server.url}${link}`);
+    assert.match((await ack.locator("main").innerText()) ?? "", /Alert: leaks by group \{group="coupon-consumer"\}/);
+    assert.doesNotMatch(await page.locator(`tr[data-alert='${COUPON}']`).innerText(), /acknowledged/, "opening the link changed nothing");
+    const form = ack.getByRole("form", { name: `Acknowledge ${COUPON}` });
+    await form.getByLabel("Your name").fill("cy");
+    await form.getByRole("button", { name: "Acknowledge" }).click();
+    await ack.getByText("Acknowledged by cy.", { exact: false }).waitFor();
+    await assertAccessible(ack, "the acknowledge page of a notification's link");
+    await ack.goto(`${server.url}${link.replace(/.$/, (c) => (c === "A" ? "B" : "A"))}`);
+    assert.match(await ack.locator("main").getByRole("alert").innerText(), /This link cannot acknowledge anything: token: the signature does not match/);
+    await ack.close();
+    await untilText(page, `tr[data-alert='${COUPON}']`, /acknowledged by cy/);
+  });
+
+  it("sends nothing for alerts a silence made in the page matches, and the others as usual", async () => {
+    await page.goto(`${server.url}/alerts`);
+    const form = page.getByRole("form", { name: "New silence" });
+    await form.getByLabel(/^Matchers/).fill('group=~"audit-.*"');
+    await form.getByLabel("Created by").fill("ana");
+    await form.getByLabel("Comment").fill("audit consumers are being replayed");
+    await form.getByRole("button", { name: "Create silence" }).click();
+    await page.locator('tr[data-silence*="audit-"]').waitFor();
+    const before = receiver.received.length;
+    const now = Date.now();
+    const events = [...leakStoryInput("AUD-E2E-1", now, "audit-consumer"), ...leakStoryInput("BIL-E2E-1", now, "billing-consumer")];
+    const response = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: JSON.stringify(events), headers: { "content-type": "application/json" } });
+    assert.equal(response.status, 200, await response.text());
+    await untilText(page, `tr[data-alert='leaks by group {group="audit-consumer"}']`, /firing[\s\S]*silenced by ana/);
+    const deadline = Date.now() + 20_000;
+    while (receiver.received.length === before) {
+      assert.ok(Date.now() < deadline, "billing-consumer's notice never came");
+      await page.waitForTimeout(200);
+    }
+    await page.waitForTimeout(1500);
+    assert.deepEqual(
+      receiver.received.slice(before).flatMap((r) => (r.body.alerts as { labels: Record<string, string> }[]).map((a) => a.labels.group)),
+      ["billing-consumer"],
+      "the silenced group's alert fired and was not sent",
+    );
+  });
+
   it("says the same in Chinese", async () => {
     const zh = await browser.newPage();
     await zh.goto(`${server.url}/alerts?lang=zh-CN`);
     await zh.waitForSelector('html[lang="zh-CN"]');
-    assert.match(await zh.locator(`tr[data-alert='${COUPON}']`).innerText(), /告警中[\s\S]*由 ana 静默，至/);
+    assert.match(await zh.locator(`tr[data-alert='${COUPON}']`).innerText(), /告警中[\s\S]*由 ana 静默，至[\s\S]*已由 cy 确认/);
     assert.match(await zh.locator(`tr[data-alert='${PAY}']`).innerText(), /告警中[\s\S]*已由 bo 确认：replaying the ledger[\s\S]*撤销确认/);
     assert.match(await zh.getByRole("table", { name: "静默规则" }).innerText(), /生效中[\s\S]*ana/);
     await assertAccessible(zh, "the alerts page in Chinese with a silenced and an acknowledged alert");

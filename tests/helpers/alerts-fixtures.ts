@@ -35,6 +35,21 @@ export interface Received {
   body: Record<string, unknown>;
 }
 
+/** One alert of a generic webhook notice (version 2, lib/alerts/channels/payloads.ts). */
+export interface WebhookAlert {
+  event: string;
+  status: string;
+  labels: Record<string, string>;
+  summary: string;
+  keys: { bizKey: string; url: string }[];
+  links: { alert: string; group: string | null; runbook: string | null; acknowledge: string | null };
+}
+
+/** The alerts the generic webhook received at `path`, in order, whatever notices carried them. */
+export function webhookAlerts(receiver: HttpReceiver, path?: string): WebhookAlert[] {
+  return receiver.received.filter((r) => path === undefined || r.path === path).flatMap((r) => (r.body.alerts as WebhookAlert[] | undefined) ?? []);
+}
+
 export interface HttpReceiver {
   url: string;
   received: Received[];

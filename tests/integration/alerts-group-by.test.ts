@@ -10,7 +10,7 @@ import { insertEvents } from "../../lib/store/events-repo.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import type { StoreConfig } from "../../lib/store/config.ts";
 import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { leakStory, startHttpReceiver, webhookAlerts, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
 
 /**
  * A rule grouped by label fans out: `leaks > 0 by group` with leaks in two groups is two alerts, each with its own
@@ -43,7 +43,7 @@ for (const backend of backends) {
       await dispose?.();
     });
 
-    const notices = () => http.received.map((r) => [(r.body.rule as { labels: Record<string, string> }).labels.group, r.body.event]);
+    const notices = () => webhookAlerts(http).map((a) => [a.labels.group, a.event]);
 
     it("refuses a split the condition's rows cannot have", () => {
       const parsed = ruleInputSchema.safeParse({
@@ -77,14 +77,16 @@ for (const backend of backends) {
         ["pay-consumer", "firing", "firing"],
       ]);
       assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 2, retrying: 0, failed: 0, silenced: 0 });
+      assert.equal(http.received.length, 1, "the rule's two alerts leave together, as one notice");
       assert.deepEqual(notices().sort(), [
         ["coupon-consumer", "firing"],
         ["pay-consumer", "firing"],
       ]);
-      const coupon = http.received.find((r) => (r.body.rule as { labels: Record<string, string> }).labels.group === "coupon-consumer")!;
-      assert.deepEqual((coupon.body.rule as { labels: Record<string, string> }).labels, { team: "payments", group: "coupon-consumer" });
-      assert.match(coupon.body.summary as string, /\{group="coupon-consumer"\}: now 1$/);
-      assert.deepEqual((coupon.body.keys as { bizKey: string }[]).map((k) => k.bizKey), ["CPN-1"], "each alert names its own keys");
+      const coupon = webhookAlerts(http).find((a) => a.labels.group === "coupon-consumer")!;
+      assert.deepEqual(coupon.labels, { team: "payments", group: "coupon-consumer" });
+      assert.match(coupon.summary, /\{group="coupon-consumer"\}: now 1$/);
+      assert.deepEqual(coupon.keys.map((k) => k.bizKey), ["CPN-1"], "each alert names its own keys");
+      assert.equal(coupon.links.group, "https://dupscope.test/groups/coupon-consumer");
 
       const view = await getRule(store, rule.id);
       assert.equal(view.state, "firing");

@@ -11,7 +11,7 @@ import { insertEvents } from "../../lib/store/events-repo.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import type { StoreConfig } from "../../lib/store/config.ts";
 import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { leakStory, startHttpReceiver, webhookAlerts, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
 
 /**
  * Silences and acknowledgements on a rule split by group, with a controlled clock: a silence on one group stops
@@ -21,7 +21,6 @@ import { leakStory, startHttpReceiver, type HttpReceiver } from "../helpers/aler
 
 const SETTINGS = { retryBaseMs: 1000, maxAttempts: 2, publicUrl: "https://dupscope.test" };
 const minute = 60_000;
-const groupOf = (r: { body: Record<string, unknown> }) => (r.body.rule as { labels: Record<string, string> }).labels.group;
 const brief = (outcomes: RuleOutcome[]) => outcomes.map((o) => [o.labels.group, o.state, o.notify]);
 
 for (const backend of backends) {
@@ -47,7 +46,7 @@ for (const backend of backends) {
       await dispose?.();
     });
 
-    const notices = () => http.received.map((r) => [groupOf(r), r.body.event]);
+    const notices = () => webhookAlerts(http).map((a) => [a.labels.group, a.event]);
 
     it("sends the silenced group nothing while its alert fires, and the other group its notice", async () => {
       const hook = await createChannel(store, channelInputSchema.parse({ name: "hook", type: "webhook", config: { url: `${http.url}/hook` } }));
@@ -120,8 +119,7 @@ for (const backend of backends) {
     it("ends the acknowledgement when the alert resolves, and a link for that firing acknowledges nothing after", async () => {
       const key = await ackSigningKey(store.driver);
       assert.deepEqual(await ackSigningKey(store.driver), key, "one key per store, for every process");
-      const notice = http.received.find((r) => groupOf(r) === "pay-consumer")!;
-      const link = (notice.body.links as { acknowledge: string }).acknowledge;
+      const link = webhookAlerts(http).find((a) => a.labels.group === "pay-consumer")!.links.acknowledge!;
       assert.match(link, /^https:\/\/dupscope\.test\/alerts\/ack\?token=/);
       const claim = readAck(key, new URL(link).searchParams.get("token")!, now + 2 * minute);
       assert.deepEqual(claim.labels, { group: "pay-consumer" });

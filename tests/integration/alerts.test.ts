@@ -15,7 +15,7 @@ import { openStore, type Store } from "../../lib/store/open.ts";
 import type { StoreConfig } from "../../lib/store/config.ts";
 import { freePort } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, startSmtpReceiver, type HttpReceiver, type SmtpReceiver } from "../helpers/alerts-fixtures.ts";
+import { leakStory, startHttpReceiver, startSmtpReceiver, webhookAlerts, type HttpReceiver, type SmtpReceiver } from "../helpers/alerts-fixtures.ts";
 
 /**
  * The alerting path end to end in one process, with a controlled clock: a leak is stored and diagnosed, the rule
@@ -153,8 +153,9 @@ for (const backend of backends) {
       const [hook] = byPath(http, "/webhook");
       assert.equal(hook!.headers["x-dupscope-signature"], `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(hook!.raw).digest("hex")}`);
       assert.equal(hook!.body.status, "firing");
-      assert.deepEqual(hook!.body.keys, [{ bizKey: LEAK_KEY, url: `https://dupscope.test/keys/${LEAK_KEY}` }]);
-      assert.deepEqual((hook!.body.rule as { labels: unknown }).labels, { team: "payments" });
+      const [alert0] = webhookAlerts(http, "/webhook");
+      assert.deepEqual(alert0!.keys, [{ bizKey: LEAK_KEY, url: `https://dupscope.test/keys/${LEAK_KEY}` }]);
+      assert.deepEqual(alert0!.labels, { team: "payments" });
 
       const [am] = byPath(http, "/alertmanager");
       const alert = (am!.body.alerts as Record<string, Record<string, string>>[])[0]!;
@@ -206,7 +207,7 @@ for (const backend of backends) {
       assert.deepEqual((await evaluateRules(store.driver, repeat)).map((o) => o.notify), ["repeat"]);
       assert.deepEqual((await evaluateRules(store.driver, repeat + 1000)).map((o) => o.notify), [null]);
       await dispatchDue(store.driver, SETTINGS, repeat);
-      assert.equal(http.received.filter((r) => r.body.event === "repeat").length, 1, "the generic webhook says it is a reminder");
+      assert.equal(webhookAlerts(http).filter((a) => a.event === "repeat").length, 1, "the generic webhook says it is a reminder");
       assert.equal(byPath(http, "/slack/services/T/B/X").length, 2);
     });
 

@@ -1,6 +1,7 @@
 import { formatTime } from "../../format/time.ts";
 import { ACK_LINK_TTL_MS, signAck } from "../acks.ts";
 import { renderTemplate } from "../annotations.ts";
+import { labelsText } from "../labels.ts";
 
 /** What one notification says, whatever the channel: built from the stored firing and its rule at send time. */
 export interface AlertMessage {
@@ -30,13 +31,35 @@ export interface AlertMessage {
   keyUrl: (bizKey: string) => string;
 }
 
+/** The alerts of one rule that one message carries to one channel (grouped as dispatcher.ts decides), never empty. */
+export type Notice = readonly [AlertMessage, ...AlertMessage[]];
+
 export function statusOf(message: AlertMessage): "firing" | "resolved" {
   return message.event === "resolved" ? "resolved" : "firing";
+}
+
+/** Firing while any of its alerts fires, as Alertmanager says of a group. */
+export function noticeStatus(notice: Notice): "firing" | "resolved" {
+  return notice.some((m) => statusOf(m) === "firing") ? "firing" : "resolved";
 }
 
 export function title(message: AlertMessage): string {
   const tag = message.event === "resolved" ? "RESOLVED" : message.event === "repeat" ? "FIRING, still" : "FIRING";
   return `[${tag}] ${message.ruleName} (${message.severity})`;
+}
+
+/** One alert's title as before; several: how many fire and how many resolved, as Alertmanager's templates count them. */
+export function noticeTitle(notice: Notice): string {
+  if (notice.length === 1) return title(notice[0]);
+  const firing = notice.filter((m) => statusOf(m) === "firing").length;
+  const tags = [firing > 0 ? `FIRING:${firing}` : "", firing < notice.length ? `RESOLVED:${notice.length - firing}` : ""].filter(Boolean);
+  return `[${tags.join(", ")}] ${notice[0].ruleName} (${notice[0].severity})`;
+}
+
+/** Each alert's lines, those of several alerts each headed by its status and label set. */
+export function noticeLines(notice: Notice, link: (text: string, url: string) => string): string[] {
+  if (notice.length === 1) return markdownLines(notice[0], link);
+  return notice.flatMap((m) => [`${statusOf(m).toUpperCase()}${m.event === "repeat" ? " (still)" : ""} ${labelsText(m.labels)}`.trim(), ...markdownLines(m, link)]);
 }
 
 const when = (d: Date) => formatTime(d.getTime(), { precision: "s", zone: true });
