@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
 import { leakStoryInput, startHttpReceiver, webhookAlerts, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { englishOnly, textsOf } from "../helpers/page-text.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -167,14 +168,38 @@ describe("alerts per group: silence one, acknowledge the other", () => {
     );
   });
 
-  it("says the same in Chinese", async () => {
+  it("says the same in Chinese, and silences and acknowledges in Chinese", async () => {
     const zh = await browser.newPage();
-    await zh.goto(`${server.url}/alerts?lang=zh-CN`);
+    await zh.goto(`${server.url}/alerts`);
+    await zh.click('nav.lang a[lang="zh-CN"]');
     await zh.waitForSelector('html[lang="zh-CN"]');
     assert.match(await zh.locator(`tr[data-alert='${COUPON}']`).innerText(), /告警中[\s\S]*由 ana 静默，至[\s\S]*已由 cy 确认/);
     assert.match(await zh.locator(`tr[data-alert='${PAY}']`).innerText(), /告警中[\s\S]*已由 bo 确认：replaying the ledger[\s\S]*撤销确认/);
     assert.match(await zh.getByRole("table", { name: "静默规则" }).innerText(), /生效中[\s\S]*ana/);
+    const english = englishOnly();
+    assert.deepEqual((await textsOf(zh)).filter((t) => english.has(t)), [], "no English word of the UI is left on the Chinese page");
     await assertAccessible(zh, "the alerts page in Chinese with a silenced and an acknowledged alert");
+
+    // The same round in Chinese, on billing-consumer's alert: silence it from its row, then acknowledge it.
+    const billing = 'leaks by group {group="billing-consumer"}';
+    await zh.getByRole("link", { name: `静默 ${billing}` }).click();
+    await zh.waitForURL(/\/alerts\?silence=/);
+    const silenceForm = zh.getByRole("form", { name: "新建静默" });
+    assert.equal(await silenceForm.getByLabel(/^匹配条件/).inputValue(), 'alertname="leaks by group"\ngroup=billing-consumer');
+    await silenceForm.getByLabel("创建人").fill("丁");
+    await silenceForm.getByLabel("备注").fill("账单重放");
+    await silenceForm.getByRole("button", { name: "创建静默" }).click();
+    await zh.locator('tr[data-silence*="billing-consumer"]').waitFor();
+    const row = zh.locator(`tr[data-alert='${billing}']`);
+    await row.getByRole("button", { name: "确认" }).click();
+    const ackForm = zh.getByRole("form", { name: `确认 ${billing}` });
+    await ackForm.getByLabel("你的名字").fill("丁");
+    await ackForm.getByLabel("备注").fill("处理中");
+    await ackForm.getByRole("button", { name: "确认" }).click();
+    await untilText(zh, `tr[data-alert='${billing}']`, /告警中[\s\S]*由 丁 静默，至[\s\S]*已由 丁 确认：处理中/);
+    assert.deepEqual((await textsOf(zh)).filter((t) => english.has(t)), [], "still no English after the actions");
+    await screenshot(zh, "alerts-silenced-acknowledged-zh");
+    await assertAccessible(zh, "the alerts page in Chinese after silencing and acknowledging");
     await zh.close();
   });
 });
