@@ -29,7 +29,8 @@ export function AckControl({ ruleId, labels, what, acked, locale }: { ruleId: st
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    await send("POST", { ruleId, labels, by: String(form.get("by") ?? ""), comment: String(form.get("comment") ?? "") });
+    const hours = Number(form.get("hours") || 0);
+    await send("POST", { ruleId, labels, by: String(form.get("by") ?? ""), comment: String(form.get("comment") ?? ""), ...(hours > 0 ? { minutes: Math.max(1, Math.round(hours * 60)) } : {}) });
   }
 
   const failure = error ? (
@@ -61,6 +62,9 @@ export function AckControl({ ruleId, labels, what, acked, locale }: { ruleId: st
       </label>
       <label>
         {t.comment} <input name="comment" maxLength={2000} />
+      </label>
+      <label>
+        {t.hours} <input name="hours" type="number" min={0} step="any" />
       </label>
       <button type="submit" className="alerts-button" disabled={busy}>
         {t.submit}

@@ -195,8 +195,12 @@ describe("alerts per group: silence one, acknowledge the other", () => {
     const ackForm = zh.getByRole("form", { name: `确认 ${billing}` });
     await ackForm.getByLabel("你的名字").fill("丁");
     await ackForm.getByLabel("备注").fill("处理中");
+    await ackForm.getByLabel("有效小时数（留空：直到恢复）").fill("2");
     await ackForm.getByRole("button", { name: "确认" }).click();
     await untilText(zh, `tr[data-alert='${billing}']`, /告警中[\s\S]*由 丁 静默，至[\s\S]*已由 丁 确认：处理中/);
+    const { items } = (await (await fetch(`${server.url}/api/v1/alerts/rules`)).json()) as { items: { alerts: { labels: Record<string, string>; ack: { until: string | null } | null }[] }[] };
+    const until = items[0]!.alerts.find((a) => a.labels.group === "billing-consumer")!.ack!.until!;
+    assert.ok(Math.abs(Date.parse(until) - (Date.now() + 2 * 3_600_000)) < 60_000, `acknowledged for two hours, until ${until}`);
     assert.deepEqual((await textsOf(zh)).filter((t) => english.has(t)), [], "still no English after the actions");
     await screenshot(zh, "alerts-silenced-acknowledged-zh");
     await assertAccessible(zh, "the alerts page in Chinese after silencing and acknowledging");

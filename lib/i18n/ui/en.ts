@@ -266,6 +266,7 @@ export const en = {
       label: (what: string) => `Acknowledge ${what}`,
       by: "Your name",
       comment: "Comment",
+      hours: "For hours (empty: until it resolves)",
       submit: "Acknowledge",
       cancel: "Cancel",
       notAcked: (why: string) => `Not acknowledged: ${why}`,

@@ -252,6 +252,7 @@ export const zhCN: Dictionary = {
       label: (what) => `确认 ${what}`,
       by: "你的名字",
       comment: "备注",
+      hours: "有效小时数（留空：直到恢复）",
       submit: "确认",
       cancel: "取消",
       notAcked: (why) => `未确认：${why}`,
