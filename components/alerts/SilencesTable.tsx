@@ -3,7 +3,7 @@ import type { SilenceView } from "@/lib/alerts/silences.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { ExpireButton } from "./ExpireButton.tsx";
+import { DeleteButton } from "./DeleteButton.tsx";
 
 const when = (iso: string) => formatTime(Date.parse(iso), { precision: "min" });
 
@@ -38,7 +38,15 @@ export function SilencesTable({ silences, locale }: { silences: SilenceView[]; l
                 <td className="mono">{when(s.endsAt)}</td>
                 <td>{s.createdBy}</td>
                 <td className="alerts-wrap">{s.comment}</td>
-                <td className="alerts-actions">{s.state === "expired" ? null : <ExpireButton id={s.id} label={`${t.expire} ${matchers}`} locale={locale} />}</td>
+                <td className="alerts-actions">{s.state === "expired" ? null : (
+                    <DeleteButton
+                      url={`/api/v1/alerts/silences/${encodeURIComponent(s.id)}`}
+                      question={t.confirmExpire}
+                      locale={locale}
+                      words={{ label: t.expire, failed: t.notExpired }}
+                      ariaLabel={`${t.expire} ${matchers}`}
+                    />
+                  )}</td>
               </tr>
             );
           })}

@@ -1,6 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
+import { after, before } from "node:test";
 import type { EventInput, NormalizedEvent } from "../../lib/events/model.ts";
 import { validateEvent } from "../../lib/events/validate.ts";
 import { orderStory, T0 } from "./events.ts";
@@ -64,6 +65,18 @@ function answerFor(path: string): string {
   if (path.startsWith("/feishu")) return JSON.stringify({ code: 0, msg: "success", data: {} });
   if (path.startsWith("/slack")) return "ok";
   return JSON.stringify({ ok: true });
+}
+
+/** A receiver for the tests of one describe block, started before them and closed after. */
+export function useHttpReceiver(): () => HttpReceiver {
+  let receiver: HttpReceiver | undefined;
+  before(async () => {
+    receiver = await startHttpReceiver();
+  });
+  after(async () => {
+    await receiver?.close();
+  });
+  return () => receiver!;
 }
 
 export async function startHttpReceiver(): Promise<HttpReceiver> {

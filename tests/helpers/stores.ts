@@ -71,16 +71,29 @@ export const backends: Backend[] = [pglite, ...(postgresAdminUrl ? [postgres(pos
  * removed after. Returns the getter the tests read it through.
  */
 export function useFreshStore(backend: Backend): () => Store {
+  return useReopenableStore(backend).store;
+}
+
+/** useFreshStore, plus `reopen`: the store closed and opened again on the same data, as a restart does. */
+export function useReopenableStore(backend: Backend): { store: () => Store; reopen: () => Promise<void> } {
   let store: Store | undefined;
+  let config: StoreConfig | undefined;
   let dispose: (() => Promise<void>) | undefined;
   before(async () => {
     const created = await backend.create();
     dispose = created.dispose;
-    store = await openStore(created.config);
+    config = created.config;
+    store = await openStore(config);
   });
   after(async () => {
     await store?.close();
     await dispose?.();
   });
-  return () => store!;
+  return {
+    store: () => store!,
+    async reopen() {
+      await store!.close();
+      store = await openStore(config!);
+    },
+  };
 }

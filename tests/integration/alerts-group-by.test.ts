@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { dispatchDue } from "../../lib/alerts/dispatcher.ts";
 import { evaluateRules, type RuleOutcome } from "../../lib/alerts/evaluator.ts";
 import { listFirings } from "../../lib/alerts/history.ts";
@@ -7,10 +7,8 @@ import { createChannel, createRule, getRule } from "../../lib/alerts/repo.ts";
 import { channelInputSchema, ruleInputSchema } from "../../lib/alerts/schema.ts";
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
-import { openStore, type Store } from "../../lib/store/open.ts";
-import type { StoreConfig } from "../../lib/store/config.ts";
-import { backends } from "../helpers/stores.ts";
-import { leakStory, startHttpReceiver, webhookAlerts, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { backends, useReopenableStore } from "../helpers/stores.ts";
+import { leakStory, useHttpReceiver, webhookAlerts } from "../helpers/alerts-fixtures.ts";
 
 /**
  * A rule grouped by label fans out: `leaks > 0 by group` with leaks in two groups is two alerts, each with its own
@@ -24,26 +22,11 @@ const brief = (outcomes: RuleOutcome[]) => outcomes.map((o) => [o.labels.group ?
 
 for (const backend of backends) {
   describe(`alerts per label set on ${backend.name}`, () => {
-    let config: StoreConfig;
-    let store: Store;
-    let dispose: () => Promise<void>;
-    let http: HttpReceiver;
+    const { store: current, reopen } = useReopenableStore(backend);
+    const receiver = useHttpReceiver();
     const now = Date.now();
 
-    before(async () => {
-      const created = await backend.create();
-      config = created.config;
-      dispose = created.dispose;
-      store = await openStore(config);
-      http = await startHttpReceiver();
-    });
-    after(async () => {
-      await store?.close();
-      await http?.close();
-      await dispose?.();
-    });
-
-    const notices = () => webhookAlerts(http).map((a) => [a.labels.group, a.event]);
+    const notices = () => webhookAlerts(receiver()).map((a) => [a.labels.group, a.event]);
 
     it("refuses a split the condition's rows cannot have", () => {
       const parsed = ruleInputSchema.safeParse({
@@ -56,9 +39,9 @@ for (const backend of backends) {
     });
 
     it("fires one alert per group with a leak, each notified once with its group as a label", async () => {
-      const hook = await createChannel(store, channelInputSchema.parse({ name: "hook", type: "webhook", config: { url: `${http.url}/hook` } }));
+      const hook = await createChannel(current(), channelInputSchema.parse({ name: "hook", type: "webhook", config: { url: `${receiver().url}/hook` } }));
       const rule = await createRule(
-        store,
+        current(),
         ruleInputSchema.parse({
           name: "leaks by group",
           condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 3600 },
@@ -69,26 +52,26 @@ for (const backend of backends) {
       );
       assert.deepEqual(rule.groupBy, ["group"]);
       assert.deepEqual(rule.alerts, [], "nothing measured yet");
-      await insertEvents(store.driver, [...leakStory("PAY-1", now - 40 * minute, "pay-consumer"), ...leakStory("CPN-1", now, "coupon-consumer")]);
-      await drainQueue(store.driver);
+      await insertEvents(current().driver, [...leakStory("PAY-1", now - 40 * minute, "pay-consumer"), ...leakStory("CPN-1", now, "coupon-consumer")]);
+      await drainQueue(current().driver);
 
-      assert.deepEqual(brief(await evaluateRules(store.driver, now)), [
+      assert.deepEqual(brief(await evaluateRules(current().driver, now)), [
         ["coupon-consumer", "firing", "firing"],
         ["pay-consumer", "firing", "firing"],
       ]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now), { sent: 2, retrying: 0, failed: 0, silenced: 0 });
-      assert.equal(http.received.length, 1, "the rule's two alerts leave together, as one notice");
+      assert.deepEqual(await dispatchDue(current().driver, SETTINGS, now), { sent: 2, retrying: 0, failed: 0, silenced: 0 });
+      assert.equal(receiver().received.length, 1, "the rule's two alerts leave together, as one notice");
       assert.deepEqual(notices().sort(), [
         ["coupon-consumer", "firing"],
         ["pay-consumer", "firing"],
       ]);
-      const coupon = webhookAlerts(http).find((a) => a.labels.group === "coupon-consumer")!;
+      const coupon = webhookAlerts(receiver()).find((a) => a.labels.group === "coupon-consumer")!;
       assert.deepEqual(coupon.labels, { team: "payments", group: "coupon-consumer" });
       assert.match(coupon.summary, /\{group="coupon-consumer"\}: now 1$/);
       assert.deepEqual(coupon.keys.map((k) => k.bizKey), ["CPN-1"], "each alert names its own keys");
       assert.equal(coupon.links.group, "https://dupscope.test/groups/coupon-consumer");
 
-      const view = await getRule(store, rule.id);
+      const view = await getRule(current(), rule.id);
       assert.equal(view.state, "firing");
       assert.deepEqual(view.alerts.map((a) => [a.labels, a.state]), [
         [{ group: "coupon-consumer" }, "firing"],
@@ -97,24 +80,23 @@ for (const backend of backends) {
     });
 
     it("after a restart, evaluating again sends nothing new", async () => {
-      await store.close();
-      store = await openStore(config);
-      assert.deepEqual(brief(await evaluateRules(store.driver, now + minute)), [
+      await reopen();
+      assert.deepEqual(brief(await evaluateRules(current().driver, now + minute)), [
         ["coupon-consumer", "firing", null],
         ["pay-consumer", "firing", null],
       ]);
-      assert.deepEqual(await dispatchDue(store.driver, SETTINGS, now + minute), { sent: 0, retrying: 0, failed: 0, silenced: 0 });
+      assert.deepEqual(await dispatchDue(current().driver, SETTINGS, now + minute), { sent: 0, retrying: 0, failed: 0, silenced: 0 });
     });
 
     it("resolves the group whose leak left the window and keeps the other firing", async () => {
       const later = now + 25 * minute;
-      assert.deepEqual(brief(await evaluateRules(store.driver, later)), [
+      assert.deepEqual(brief(await evaluateRules(current().driver, later)), [
         ["coupon-consumer", "firing", null],
         ["pay-consumer", "resolved", "resolved"],
       ]);
-      await dispatchDue(store.driver, SETTINGS, later);
+      await dispatchDue(current().driver, SETTINGS, later);
       assert.deepEqual(notices().slice(2), [["pay-consumer", "resolved"]]);
-      const firings = await listFirings(store, { limit: 10 });
+      const firings = await listFirings(current(), { limit: 10 });
       assert.deepEqual(
         firings.map((f) => [f.labels, f.resolvedAt === null]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
         [
@@ -124,7 +106,7 @@ for (const backend of backends) {
         "two firings, each with its label set; only pay-consumer's resolved",
       );
       // The resolved alert is pruned once it is quiet and unmeasured, so a rule split by group does not keep a row per group forever.
-      assert.deepEqual(brief(await evaluateRules(store.driver, later + minute)), [["coupon-consumer", "firing", null]]);
+      assert.deepEqual(brief(await evaluateRules(current().driver, later + minute)), [["coupon-consumer", "firing", null]]);
     });
   });
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { dispatchDue } from "../../lib/alerts/dispatcher.ts";
 import { evaluateRules } from "../../lib/alerts/evaluator.ts";
 import { createChannel, createRule } from "../../lib/alerts/repo.ts";
@@ -7,7 +7,7 @@ import { channelInputSchema, ruleInputSchema } from "../../lib/alerts/schema.ts"
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import type { Store } from "../../lib/store/open.ts";
-import { leakStory, startHttpReceiver, type HttpReceiver } from "../helpers/alerts-fixtures.ts";
+import { leakStory, useHttpReceiver } from "../helpers/alerts-fixtures.ts";
 import { backends, useFreshStore } from "../helpers/stores.ts";
 
 /**
@@ -22,23 +22,16 @@ const second = 1000;
 for (const backend of backends) {
   describe(`notice grouping on ${backend.name}`, () => {
     const store = useFreshStore(backend);
-    let http: HttpReceiver;
+    const receiver = useHttpReceiver();
     const now = Date.now();
-    before(async () => {
-      http = await startHttpReceiver();
-    });
-    after(async () => {
-      await http?.close();
-    });
-
     const leak = async (s: Store, key: string, group: string) => {
       await insertEvents(s.driver, leakStory(key, now, group));
       await drainQueue(s.driver);
     };
-    const groupsPerNotice = () => http.received.map((r) => (r.body.alerts as { labels: Record<string, string> }[]).map((a) => a.labels.group).sort());
+    const groupsPerNotice = () => receiver().received.map((r) => (r.body.alerts as { labels: Record<string, string> }[]).map((a) => a.labels.group).sort());
 
     it("holds the first alert for group_wait and sends it with the one that joined meanwhile", async () => {
-      const hook = await createChannel(store(), channelInputSchema.parse({ name: "hook", type: "webhook", config: { url: `${http.url}/hook` } }));
+      const hook = await createChannel(store(), channelInputSchema.parse({ name: "hook", type: "webhook", config: { url: `${receiver().url}/hook` } }));
       await createRule(store(), ruleInputSchema.parse({ name: "leaks", condition: { kind: "leaked_duplicates", threshold: 0, windowSeconds: 3600 }, groupBy: ["group"], channelIds: [hook.id] }));
       await leak(store(), "A-1", "group-a");
       await evaluateRules(store().driver, now);
