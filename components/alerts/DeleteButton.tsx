@@ -10,16 +10,17 @@ interface Props {
   url: string;
   question: string;
   locale: Locale;
-  /** The button's word and its failure message; default "Delete" and "Not deleted: …". */
-  words?: { label: string; failed: (why: string) => string };
+  /** What the DELETE does, for the button's word and its failure message: delete (default), or end a silence. */
+  action?: "delete" | "expire";
   /** What the button acts on, when its word alone does not say (a table of many rows). */
   ariaLabel?: string;
 }
 
 /** A DELETE to the alerts API after the person confirms; the page refreshes when it went through. */
-export function DeleteButton({ url, question, locale, words, ariaLabel }: Props) {
+export function DeleteButton({ url, question, locale, action = "delete", ariaLabel }: Props) {
   const t = dictionary(locale).alerts;
-  const { label, failed } = words ?? { label: t.delete, failed: t.notDeleted };
+  // Words are looked up here, not passed in: a server component cannot hand a function to a client one.
+  const { label, failed } = action === "expire" ? { label: t.silencesTable.expire, failed: t.silencesTable.notExpired } : { label: t.delete, failed: t.notDeleted };
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

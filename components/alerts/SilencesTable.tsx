@@ -43,7 +43,7 @@ export function SilencesTable({ silences, locale }: { silences: SilenceView[]; l
                       url={`/api/v1/alerts/silences/${encodeURIComponent(s.id)}`}
                       question={t.confirmExpire}
                       locale={locale}
-                      words={{ label: t.expire, failed: t.notExpired }}
+                      action="expire"
                       ariaLabel={`${t.expire} ${matchers}`}
                     />
                   )}</td>

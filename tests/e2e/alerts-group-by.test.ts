@@ -203,6 +203,12 @@ describe("alerts per group: silence one, acknowledge the other", () => {
     assert.ok(Math.abs(Date.parse(until) - (Date.now() + 2 * 3_600_000)) < 60_000, `acknowledged for two hours, until ${until}`);
     assert.deepEqual((await textsOf(zh)).filter((t) => english.has(t)), [], "still no English after the actions");
     await screenshot(zh, "alerts-silenced-acknowledged-zh");
+
+    // Ending billing-consumer's silence keeps it listed, as ended.
+    zh.once("dialog", (dialog) => void dialog.accept());
+    await zh.getByRole("button", { name: '结束 alertname="leaks by group", group=billing-consumer' }).click();
+    await untilText(zh, 'tr[data-silence*="billing-consumer"]', /已结束/);
+    assert.doesNotMatch(await zh.locator(`tr[data-alert='${billing}']`).innerText(), /由 丁 静默/, "the alert is no longer silenced");
     await assertAccessible(zh, "the alerts page in Chinese after silencing and acknowledging");
     await zh.close();
   });
