@@ -57,6 +57,15 @@ interface Draft {
 
 type Template = MessageTemplate<Draft>;
 
+/**
+ * A failed commit whose reason means the member lost its place in the group (Errors.java's UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS; CommitFailedException; 3.7+ unknown member / stale epoch): its
+ * partitions went to another member, which reads the uncommitted offsets again. Others ("This is not the correct
+ * coordinator.", "The coordinator is loading…") are retried by the client and hand nothing over.
+ */
+const MEMBERSHIP_LOST =
+  /The coordinator is not aware of this member|Specified group generation id is not valid|The group is rebalancing, so a rejoin is needed|group has already rebalanced|not part of an active group|unknown member ID|stale member epoch/;
+
 // clientId and groupId come from configuration and cannot contain `]`; `instanceId=` appears with static membership.
 const MEMBER_PREFIX = /\[(Consumer|Worker) (?:instanceId=([^,\]]*), )?clientId=([^,\]]*), groupId=([^\]]*)\]/;
 const GENERATION = /^Generation\{generationId=(-?\d+), memberId='([^']*)', protocol='([^']*)'\}/;
@@ -252,12 +261,24 @@ export const TEMPLATES: Template[] = [
   partitionTemplate("lost", /Lost previously assigned partitions/, "lost", "Lost previously assigned partitions {}"),
   partitionTemplate("py_assignment", /Updated partition assignment/, "assign", "Updated partition assignment: [{}]"),
   springContainer,
+  // 3.7+ with group.protocol=consumer capitalises it (AbstractHeartbeatRequestManager).
   simple(
     "poll_timeout",
-    /(?:This member will leave the group because )?consumer poll timeout has expired\./,
+    /(?:This member will leave the group because )?[Cc]onsumer poll timeout has expired\./,
     "poll_timeout",
     "consumer poll timeout has expired. …",
   ),
+  {
+    // 3.7+ with group.protocol=consumer, when poll() is called again after the timeout: the member rejoins.
+    name: "poll_timeout_rejoin",
+    head: /Time between subsequent calls to poll\(\) was longer than the configured max\.poll\.interval\.ms, exceeded approximately by /,
+    wording: "Time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, exceeded approximately by {} ms. Member {} will rejoin the group now.",
+    read(message) {
+      const m = /exceeded approximately by (\d+) ms\. Member (\S+) will rejoin the group now\./.exec(message);
+      if (!m) return undefined;
+      return [{ action: "joining", wording: this.wording, detail: { reason: "poll timeout", exceededMs: Number(m[1]), memberId: m[2] } }];
+    },
+  },
   {
     // After a poll timeout this repeats it; it is kept as the leave it is, not as a second timeout.
     name: "leave_group",
@@ -270,25 +291,36 @@ export const TEMPLATES: Template[] = [
     },
   },
   {
+    // 2.5+ CommitFailedException outside an active group, 3.7+ CommitRequestManager's own wordings.
     name: "commit_failed",
-    head: /(?:Offset commit failed on partition |Commit cannot be completed since the group has already rebalanced|(?:Asynchronous |Synchronous )?(?:auto-)?[Cc]ommit of offsets \{.*?\} failed)/,
+    head: /(?:Offset commit failed on partition |Commit cannot be completed since the group has already rebalanced|Offset commit cannot be completed since the consumer is not part of an active group|OffsetCommit failed with (?:unknown member ID|stale member epoch)|(?:Asynchronous |Synchronous )?(?:auto-)?[Cc]ommit of offsets \{.*?\} failed)/,
     wording: "Offset commit failed on partition {} at offset {}: {}",
     read(message) {
       const partition = /^Offset commit failed on partition (\S+) at offset (\d+): (.*)$/.exec(message);
       if (partition) {
         const partitions = parsePartitions(partition[1]!);
         if (typeof partitions === "string") return undefined;
-        return [{ action: "commit_failed", wording: this.wording, partitions, detail: { offset: Number(partition[2]), reason: partition[3] } }];
+        const reason = partition[3]!;
+        return [{ action: "commit_failed", wording: this.wording, partitions, detail: { offset: Number(partition[2]), reason, membershipLost: MEMBERSHIP_LOST.test(reason) } }];
       }
       const partitions = [...message.matchAll(/([A-Za-z0-9._-]+-\d+)=OffsetAndMetadata/g)].flatMap((m) => {
         const parsed = parsePartitions(m[1]!);
         return typeof parsed === "string" ? [] : parsed;
       });
-      return [{ action: "commit_failed", wording: "Commit cannot be completed since the group has already rebalanced …", partitions, detail: { reason: message.slice(0, 300) } }];
+      return [
+        {
+          action: "commit_failed",
+          wording: "Commit cannot be completed since the group has already rebalanced …",
+          partitions,
+          detail: { reason: message.slice(0, 300), membershipLost: MEMBERSHIP_LOST.test(message) },
+        },
+      ];
     },
   },
   simple("lost_generation_reset", /Giving away all assigned partitions as lost since generation/, "lost", "Giving away all assigned partitions as lost since generation has been reset, …"),
-  simple("commit_failing", /Failing OffsetCommit request since the consumer is not part of an active group/, "commit_failed", "Failing OffsetCommit request since the consumer is not part of an active group"),
+  simple("commit_failing", /Failing OffsetCommit request since the consumer is not part of an active group/, "commit_failed", "Failing OffsetCommit request since the consumer is not part of an active group", () => ({
+    detail: { membershipLost: true },
+  })),
   ...RDKAFKA_TEMPLATES,
   ...PYTHON_TEMPLATES,
   ...KAFKAJS_TEMPLATES,

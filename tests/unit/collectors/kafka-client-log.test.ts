@@ -25,14 +25,14 @@ function events(line: string, context: ParseContext = ctx) {
 }
 
 describe("kafka client log fixtures", () => {
-  for (const fixture of ["kafka-3.7-log4j.log", "kafka-2.3-logback.log", "bad-lines.kafka.log"]) {
+  for (const fixture of ["kafka-3.7-log4j.log", "kafka-3.7-consumer-protocol.log", "kafka-2.3-logback.log", "bad-lines.kafka.log"]) {
     it(`parses ${fixture} as the golden file says`, () => {
       testdata.assertGolden(fixture, parseFixture(fixture));
     });
   }
 
   it("produces only events the ingest API accepts unchanged", () => {
-    for (const fixture of ["kafka-3.7-log4j.log", "kafka-2.3-logback.log"]) {
+    for (const fixture of ["kafka-3.7-log4j.log", "kafka-3.7-consumer-protocol.log", "kafka-2.3-logback.log"]) {
       for (const event of parseFixture(fixture).events) {
         const checked = validateEvent(event);
         assert.ok(checked.ok, checked.ok ? "" : checked.reason);
