@@ -103,6 +103,19 @@ export interface AckClaim {
  */
 export async function ackSigningKey(driver: SqlDriver, env: Record<string, string | undefined> = process.env): Promise<Buffer> {
   if (env.DUPSCOPE_ACK_SECRET) return Buffer.from(env.DUPSCOPE_ACK_SECRET, "utf8");
+  // Once made the stored key never changes: read it once per store, not on every dispatch round.
+  let key = storedKeys.get(driver);
+  if (!key) {
+    key = readStoredKey(driver);
+    storedKeys.set(driver, key);
+    key.catch(() => storedKeys.delete(driver));
+  }
+  return key;
+}
+
+const storedKeys = new WeakMap<SqlDriver, Promise<Buffer>>();
+
+async function readStoredKey(driver: SqlDriver): Promise<Buffer> {
   await driver.run(`INSERT INTO dupscope_settings (name, value) VALUES ('ack_signing_key', $1) ON CONFLICT DO NOTHING`, [randomBytes(32).toString("base64url")]);
   const [row] = await driver.query<{ value: string }>(`SELECT value FROM dupscope_settings WHERE name = 'ack_signing_key'`);
   return Buffer.from(row!.value, "base64url");

@@ -73,7 +73,9 @@ export async function dispatchDue(driver: SqlDriver, settings: DispatchSettings,
   const groups = new Map<string, Claimed[]>();
   for (const n of claimed.sort((a, b) => Number(a.id) - Number(b.id))) {
     const key = `${n.rule_id}\u0000${n.channel_id}`;
-    groups.set(key, [...(groups.get(key) ?? []), n]);
+    const group = groups.get(key);
+    if (group) group.push(n);
+    else groups.set(key, [n]);
   }
   await Promise.all(
     [...groups.values()].map(async (group) => {

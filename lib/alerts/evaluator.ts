@@ -85,9 +85,11 @@ async function evaluateRule(driver: SqlDriver, rule: RuleRow, now: number): Prom
   // A rule without group_by always has its one alert, quiet or not; a split rule has one per label set measured.
   const bySeries = new Map(measured.map((m) => [seriesKey(m.labels), m]));
   if (rule.group_by.length === 0 && !bySeries.has("")) bySeries.set("", { labels: {}, value: 0, active: false, keys: [] });
-  for (const [series, m] of bySeries) {
-    await driver.run(`INSERT INTO alert_states (rule_id, series, labels) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, [rule.id, series, JSON.stringify(m.labels)]);
-  }
+  await driver.run(
+    `INSERT INTO alert_states (rule_id, series, labels)
+     SELECT $1, series, labels::jsonb FROM unnest($2::text[], $3::text[]) AS measured(series, labels) ON CONFLICT DO NOTHING`,
+    [rule.id, [...bySeries.keys()], [...bySeries.values()].map((m) => JSON.stringify(m.labels))],
+  );
   const states = await driver.query<StateRow>(
     `SELECT series, labels, state, active_since, last_notified_at, acked_at, ack_until, version FROM alert_states WHERE rule_id = $1 ORDER BY series`,
     [rule.id],

@@ -65,8 +65,11 @@ async function verdictCounts(driver: SqlDriver, c: VerdictCondition, by: readonl
   );
 }
 
-/** Keys seen in the window, per group and/or topic when the split has them: the denominator of a rate. */
-async function deliveredKeys(driver: SqlDriver, c: Extract<Condition, { kind: "duplicate_rate" }>, by: readonly GroupByLabel[], now: number): Promise<Map<string, number>> {
+/**
+ * Keys seen in the window, per group and/or topic when the split has them: the denominator of a rate. Returns how
+ * many keys a row of the duplicates' split divides by.
+ */
+async function deliveredKeys(driver: SqlDriver, c: Extract<Condition, { kind: "duplicate_rate" }>, by: readonly GroupByLabel[], now: number): Promise<(row: Row) => number> {
   const params: unknown[] = [now - c.windowSeconds * 1000];
   const group = c.group !== undefined ? ` AND $${params.push(c.group)} = ANY(groups)` : "";
   const topic = c.topic !== undefined ? ` AND $${params.push(c.topic)} = ANY(topics)` : "";
@@ -77,10 +80,10 @@ async function deliveredKeys(driver: SqlDriver, c: Extract<Condition, { kind: "d
       WHERE last_ts >= $1${group}${topic}${dims.length > 0 ? ` GROUP BY ${dims.map((d) => `${d}_value`).join(", ")}` : ""}`,
     params,
   );
-  return new Map(rows.map((row) => [deliveredKey(row, dims), num(row, "n")]));
+  const keyOf = (row: Row) => JSON.stringify(dims.map((d) => row[d] ?? null));
+  const counts = new Map(rows.map((row) => [keyOf(row), num(row, "n")]));
+  return (row) => counts.get(keyOf(row)) ?? 0;
 }
-
-const deliveredKey = (row: Row, dims: readonly string[]) => JSON.stringify(dims.map((d) => row[d] ?? null));
 
 /**
  * Measures a condition per label set of `by` ([] : one measurement, always). `since`: when the rule was created;
@@ -99,9 +102,8 @@ export async function measure(driver: SqlDriver, c: Condition, now: number, sinc
     }
     case "duplicate_rate": {
       const [duplicates, delivered] = await Promise.all([verdictCounts(driver, c, by, now), deliveredKeys(driver, c, by, now)]);
-      const dims = (["group", "topic"] as const).filter((d) => by.includes(d));
       return duplicates.map((row) => {
-        const keys = delivered.get(deliveredKey(row, dims)) ?? 0;
+        const keys = delivered(row);
         const value = keys === 0 ? 0 : (num(row, "n") / keys) * 100;
         return { labels: labelsOf(row, by), value, active: keys >= c.minKeys && value > c.thresholdPercent, keys: keysOf(row) };
       });

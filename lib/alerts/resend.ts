@@ -34,7 +34,11 @@ export async function resendFiring(driver: SqlDriver, settings: Pick<AlertSettin
       ORDER BY c.id, f.id`,
   );
   const byChannel = new Map<string, Row[]>();
-  for (const row of rows) byChannel.set(row.channel_id, [...(byChannel.get(row.channel_id) ?? []), row]);
+  for (const row of rows) {
+    const alerts = byChannel.get(row.channel_id);
+    if (alerts) alerts.push(row);
+    else byChannel.set(row.channel_id, [row]);
+  }
   const result: ResendResult = { channels: byChannel.size, alerts: rows.length, failed: 0 };
   await Promise.all(
     [...byChannel.values()].map(async (alerts) => {
