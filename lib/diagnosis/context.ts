@@ -2,10 +2,13 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { hostOf, instanceRelation } from "./identity.ts";
 import type { Pair } from "./pair.ts";
 import {
+  action,
+  isCommitFailed,
   isConsumerTimeout,
   isJoined,
   isLeft,
   isPartitionLost,
+  isPollTimeout,
   isQueueAdded,
   isQueueDropped,
   isQueueRemoved,
@@ -54,6 +57,10 @@ export interface Fate {
   restarted: Hit[];
   partitionLost: Hit[];
   consumerTimeouts: Hit[];
+  /** Kafka: the first instance overran max.poll.interval.ms while (or just before) it processed the record. */
+  pollTimeouts: Hit[];
+  /** Kafka: an offset commit of the first instance for the record's partition, refused because it was no longer a member. */
+  commitFailures: Hit[];
   /** An event of the first instance from after the second delivery began: it lived on. */
   aliveAfter: Hit | null;
   /** The first instance's client log: its last line before the second delivery, when it logged nothing after. */
@@ -118,6 +125,43 @@ export function ownership(p: Pair): Ownership {
   };
 }
 
+/**
+ * Kafka's default max.poll.interval.ms. A member that overran it keeps processing the records it already has until it
+ * next polls or commits, so records it began up to one interval after the timeout line were still lost with it.
+ */
+const MAX_POLL_INTERVAL_MS = 300_000;
+/** How long after the redelivery the old member may still be finishing its batch and logging the refused commit. */
+const LATE_COMMIT_MS = 2 * MAX_POLL_INTERVAL_MS;
+
+/**
+ * The first instance's poll timeouts and refused commits around a Kafka pair. The timeout (heartbeat thread) is
+ * printed when the member is dropped, before the partition moves; the refused commit and the 3.7+ rejoin line come
+ * when the slow batch finally ends, often after the new owner has processed the record again. A timeout before the
+ * first delivery counts only if the member was not given partitions again in between.
+ */
+function kafkaFate(p: Pair, ofFirst: (e: NormalizedEvent) => boolean): Pick<Fate, "pollTimeouts" | "commitFailures"> {
+  if (p.first.broker !== "kafka") return { pollTimeouts: [], commitFailures: [] };
+  const { clockSkewMs } = p.options;
+  const from = p.first.start - MAX_POLL_INTERVAL_MS;
+  const to = p.second.start + LATE_COMMIT_MS;
+  const near = p.context.filter((e) => ofFirst(e) && placeWithin(e, from, to, clockSkewMs).inside);
+  const reassigned = (after: number) =>
+    near.some((e) => e.ts > after && e.ts < p.first.start && e.kind === "rebalance" && (action(e) === "assign" || action(e) === "joined"));
+  const hit = (event: NormalizedEvent): Hit => ({ event, at: placeWithin(event, from, to, clockSkewMs) });
+  const late = (e: NormalizedEvent) => action(e) === "joining";
+  // A timeout after the redelivery is a later stall: the lines that end a stall from then on are that one's.
+  const later = near.find((e) => isPollTimeout(e) && !late(e) && e.ts > p.second.start + clockSkewMs);
+  const beforeLater = (e: NormalizedEvent) => later === undefined || e.ts < later.ts;
+  const pollTimeouts = near
+    .filter((e) => isPollTimeout(e) && (late(e) ? beforeLater(e) : e.ts <= p.second.start + clockSkewMs) && (e.ts >= p.first.start - clockSkewMs || !reassigned(e.ts)))
+    .map(hit);
+  const queue = p.first.queue;
+  const commitFailures = near
+    .filter((e) => isCommitFailed(e) && e.detail.membershipLost === true && (e.queue === null || queue === null || e.queue === queue) && e.ts >= p.first.start - clockSkewMs && beforeLater(e))
+    .map(hit);
+  return { pollTimeouts, commitFailures };
+}
+
 export function fate(p: Pair): Fate {
   const { clockSkewMs } = p.options;
   const first = p.first.instance;
@@ -143,6 +187,7 @@ export function fate(p: Pair): Fate {
     restarted: hits(restartedOnHost),
     partitionLost: hits((e) => ofFirst(e) && isPartitionLost(e)),
     consumerTimeouts: hits((e) => ofFirst(e) && isConsumerTimeout(e)),
+    ...kafkaFate(p, ofFirst),
     aliveAfter: after === undefined ? null : { event: after, at: placeWithin(after, to, Number.MAX_SAFE_INTEGER, 0) },
     lastSeen: silent ? last : null,
     clientLogSeen: clientLog.length > 0,

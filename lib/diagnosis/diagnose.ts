@@ -9,6 +9,7 @@ import { findMissing } from "./missing.ts";
 import { tieSendsToRecords } from "./span-links.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
+import { commitFailed } from "./rules/commit-failed.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
 import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
 import { dlqReplay } from "./rules/dlq-replay.ts";
@@ -39,6 +40,7 @@ const CAUSE_RULES: readonly CauseRule[] = [
   rebalance,
   ackLost,
   consumeTimeout,
+  commitFailed,
   invisibleTimeout,
   retryAfterFailure,
   dlqReplay,

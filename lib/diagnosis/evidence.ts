@@ -52,7 +52,12 @@ export interface EvidenceValues {
   redelivered_flag: { instance: Instance; ts: number };
   partition_lost: { queue: string | null; instance: Instance; ts: number };
   // consumer retries
+  /** `poll_timeout` is no longer produced (Kafka's poll timeout is commit_failed's); verdicts stored before still carry it. */
   consume_timed_out: { instance: Instance; ts: number; costMs: number | null; via: "trace" | "expire_msg_back" | "duration" | "poll_timeout" | "ack_timeout" };
+  /** Kafka: the consumer went longer than max.poll.interval.ms between polls and left the group (`exceededMs` when the client says by how much). */
+  poll_interval_exceeded: { instance: Instance; ts: number; exceededMs: number | null };
+  /** Kafka: the consumer's offset commit was refused (`offset`: the next offset it tried to commit); `membershipLost`: it was no longer a member. */
+  offset_commit_failed: { instance: Instance; ts: number; queue: string | null; offset: number | null; membershipLost: boolean };
   consume_failed: { instance: Instance; ts: number; contextName: string | null };
   /** RocketMQ 5: the message was delivered again while the first attempt still ran: its invisible duration had expired. */
   redelivered_while_processing: { instance: Instance; secondInstance: Instance; firstEnd: number; secondStart: number };

@@ -45,6 +45,7 @@ export interface AdviceValues {
   rebalance_duplicates: { count: number; sharePct: number; perHour: number | null };
   ack_lost_duplicates: { count: number };
   consume_timeouts: { count: number; peakConsumeMs: number | null };
+  commit_failures: { count: number };
   producer_retries: { count: number };
   upstream_resends: { count: number };
   dlq_replays: { count: number };
@@ -218,6 +219,7 @@ function advise(row: Row, f: GroupFindings): Advice[] {
   if (c.rebalance > 0) push("rebalance_duplicates", { count: c.rebalance, sharePct: Math.round((c.rebalance / f.duplicates) * 100), perHour: f.rebalances.perHour });
   if (c.ack_lost > 0) push("ack_lost_duplicates", { count: c.ack_lost });
   if (c.consume_timeout > 0) push("consume_timeouts", { count: c.consume_timeout, peakConsumeMs });
+  if (c.commit_failed > 0) push("commit_failures", { count: c.commit_failed });
   if (c.producer_retry > 0) push("producer_retries", { count: c.producer_retry });
   if (c.upstream_resend > 0) push("upstream_resends", { count: c.upstream_resend });
   if (c.dlq_replay > 0) push("dlq_replays", { count: c.dlq_replay });

@@ -71,8 +71,19 @@ export const isPartitionLost = (e: NormalizedEvent) => e.kind === "rebalance" &&
 /** A result line (`rebalanced result changed`, gRPC assignments): the instance's whole new set of queues. */
 export const isResultSet = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "result";
 /** Kafka's poll timeout and RabbitMQ's ack timeout: the consumer took too long and lost the message. */
-export const isConsumerTimeout = (e: NormalizedEvent) =>
-  e.kind === "instance_lifecycle" && (action(e) === "poll_timeout" || action(e) === "ack_timeout");
+export const isConsumerTimeout = (e: NormalizedEvent) => isPollTimeout(e) || (e.kind === "instance_lifecycle" && action(e) === "ack_timeout");
+/**
+ * Kafka: the member went longer than max.poll.interval.ms between polls. Besides the timeout line itself, 2.4–2.8
+ * print it only as the LeaveGroup's reason, and 3.7+ (`group.protocol=consumer`) as a rejoin when poll() comes back.
+ */
+export const isPollTimeout = (e: NormalizedEvent) => {
+  const a = action(e);
+  if (a === "poll_timeout") return true;
+  const reason = str(e.detail.reason) ?? "";
+  return (a === "leave_group" || a === "joining") && /poll timeout/i.test(reason);
+};
+/** Kafka: an offset commit was refused; `detail.membershipLost` when the member had been removed from the group. */
+export const isCommitFailed = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && action(e) === "commit_failed";
 
 /** A RabbitMQ message that went through a dead-letter queue (`x-death`) or was moved by a shovel (`x-shovelled`). */
 export function isReplayed(e: NormalizedEvent): boolean {

@@ -9,6 +9,7 @@ export const CAUSES = [
   "rebalance", // the queue moved between instances around the deliveries
   "ack_lost", // consumed OK, offset/ACK never committed (crash, kill, network); redelivered
   "consume_timeout", // consume took longer than consumeTimeout; sent back and redelivered
+  "commit_failed", // Kafka: the consumer outlived max.poll.interval.ms, left the group, its offset commit was refused
   "invisible_timeout", // RocketMQ 5: the invisible duration ran out before the ack; the message came again
   "retry_after_failure", // first attempt failed after a side effect; the retry ran it again
   "dlq_replay", // a dead-lettered copy was resent (consumeMessageDirectly, shovel, x-death)

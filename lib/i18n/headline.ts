@@ -23,6 +23,7 @@ const TELLING: Partial<Record<Cause, EvidenceCode[]>> = {
   producer_retry: ["stored_copies", "send_failed_then_retried", "producer_resend_logged", "kafka_send_retried", "copy_without_send", "too_soon_for_redelivery"],
   upstream_resend: ["published_twice", "different_msg_ids"],
   consume_timeout: ["consume_timed_out"],
+  commit_failed: ["offset_commit_failed", "poll_interval_exceeded"],
   invisible_timeout: ["redelivered_while_processing", "redelivered_without_failure"],
   retry_after_failure: ["effect_before_failure", "consume_failed"],
   dlq_replay: ["consumed_directly", "retries_exhausted", "dlq_topic"],

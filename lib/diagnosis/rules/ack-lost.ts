@@ -46,7 +46,7 @@ export function ackLost(p: Pair): RuleResult | null {
   }
   if (score === 0) return null;
   // A consumer timeout also closes the channel (RabbitMQ) or the membership (Kafka): that close is the timeout's.
-  if (f.consumerTimeouts.length > 0) score = Math.min(score, 0.5);
+  if (f.consumerTimeouts.length > 0 || f.commitFailures.length > 0) score = Math.min(score, 0.5);
   if (f.left.length > 0) {
     // It shut down on purpose and persisted its offsets on the way out: a rebalance, not a lost ACK.
     score = Math.min(score, 0.3);

@@ -9,8 +9,8 @@ type Via = EvidenceValues["consume_timed_out"]["via"];
 /**
  * consume_timeout: the first attempt ran past consumeTimeout (15 min), so the client sent the message back
  * (`send expire msg back`, the SubAfter's contextCode 1 TIME_OUT) and it came again as a retry (retryTimes + 1)
- * about 10 s later — often while the first attempt was still running. Kafka's poll timeout and RabbitMQ's
- * consumer ack timeout are the same story: the consumer took too long and lost the message to another.
+ * about 10 s later — often while the first attempt was still running. RabbitMQ's consumer ack timeout is the same
+ * story: the consumer took too long and lost the message to another. (Kafka's poll timeout is commit_failed.)
  */
 export function consumeTimeout(p: Pair): RuleResult | null {
   if (p.sameMsgId === false || p.second.direct) return null;
@@ -28,8 +28,9 @@ export function consumeTimeout(p: Pair): RuleResult | null {
     if (traced !== undefined && traced !== expire) signal("trace", traced.id, traced.ts);
     if (expire === undefined && traced === undefined) signal("duration", p.first.endEventId ?? p.first.startEventId, p.first.end ?? p.first.start);
   }
-  const timeouts = fate(p).consumerTimeouts;
-  for (const h of timeouts) signal(h.event.detail.action === "ack_timeout" ? "ack_timeout" : "poll_timeout", h.event.id, h.event.ts, h.at.coarse);
+  // Kafka's poll timeout is commit_failed's (rules/commit-failed.ts): the member left, its commit was refused.
+  const timeouts = fate(p).consumerTimeouts.filter((h) => h.event.detail.action === "ack_timeout");
+  for (const h of timeouts) signal("ack_timeout", h.event.id, h.event.ts, h.at.coarse);
   if (signalTs === null) {
     // No end record, but the retry came only after consumeTimeout had passed: most likely it expired.
     if (p.first.consume !== "unknown" || !retryAdvanced(p) || p.gapMs < p.options.consumeTimeoutMs) return null;

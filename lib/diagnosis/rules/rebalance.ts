@@ -84,6 +84,8 @@ export function rebalance(p: Pair): RuleResult | null {
   }
   // The old owner's connection died without a shutdown: the queue moved because of the crash.
   if (f.vanished.length > 0 && f.left.length === 0) score = Math.min(score, 0.5);
+  // Kafka: the old member overran its poll interval or had its commit refused: that is why the partition moved.
+  if (f.pollTimeouts.length > 0 || f.commitFailures.length > 0) score = Math.min(score, 0.5);
   if (sameInstance(p)) score *= 0.5;
   return score === 0 ? null : { cause: "rebalance", score, evidence: found };
 }

@@ -80,6 +80,10 @@ export const en: Language = {
           return `${f.i(v.instance)} did not acknowledge within the consumer timeout (${f.t(v.ts)})`;
       }
     },
+    poll_interval_exceeded: (v, f) =>
+      `${f.i(v.instance)} went longer than max.poll.interval.ms between polls${v.exceededMs === null ? "" : ` (by ${f.d(v.exceededMs)})`} and was dropped from the group (logged at ${f.t(v.ts)}): its partitions went to other members`,
+    offset_commit_failed: (v, f) =>
+      `the offset commit of ${f.i(v.instance)}${v.queue === null ? "" : ` for ${v.queue}${v.offset === null ? "" : ` at offset ${v.offset}`}`} was refused at ${f.t(v.ts)}: it was no longer a member of the group, so the records it had processed stayed uncommitted`,
     consume_failed: (v, f) => `the consume on ${f.i(v.instance)} failed at ${f.t(v.ts)} (${v.contextName ?? "failure"})`,
     effect_before_failure: (v, f) => `the business effect on ${f.i(v.instance)} committed at ${f.t(v.effectTs)}, before the consume failed at ${f.t(v.failTs)}`,
     retry_delivery: (v) => `the second delivery is retry ${v.to}; the first was ${v.from === 0 ? "a first delivery" : `retry ${v.from}`}`,
@@ -156,6 +160,8 @@ export const en: Language = {
     ack_lost_duplicates: (v) => `${v.count} duplicate(s) followed consumers that vanished without shutdown: find why they died (OOM kill, crash, network) and shut down cleanly`,
     consume_timeouts: (v, f) =>
       `${v.count} duplicate(s) came from consumption past consumeTimeout${v.peakConsumeMs === null ? "" : ` (peak ${f.d(v.peakConsumeMs)})`}: speed the consumer up or raise consumeTimeout`,
+    commit_failures: (v) =>
+      `${v.count} duplicate(s) came from consumers that overran max.poll.interval.ms and had their offset commits refused: lower max.poll.records, speed up processing (or hand it off and pause the partition), or raise max.poll.interval.ms`,
     producer_retries: (v) => `${v.count} duplicate(s) are producer retries after send timeouts: check broker latency; the dedup key must be the UNIQ_KEY or the bizKey, which both copies share`,
     upstream_resends: (v) => `${v.count} duplicate(s) came from the upstream calling the producer twice: dedup on the bizKey, not the msgId, or make the upstream idempotent`,
     dlq_replays: (v) => `${v.count} duplicate(s) are DLQ replays: check that the first attempts really had no effect before resending`,
@@ -169,6 +175,7 @@ export const en: Language = {
     rebalance: "rebalance",
     ack_lost: "ACK/offset lost",
     consume_timeout: "consume timeout",
+    commit_failed: "offset commit failed",
     invisible_timeout: "invisible time expired",
     retry_after_failure: "retry after failure",
     dlq_replay: "DLQ replay",

@@ -80,6 +80,10 @@ export const zhCN: Language = {
           return `${f.i(v.instance)} 未在消费者超时时间内确认（${f.t(v.ts)}）`;
       }
     },
+    poll_interval_exceeded: (v, f) =>
+      `${f.i(v.instance)} 两次 poll 之间的间隔超过了 max.poll.interval.ms${v.exceededMs === null ? "" : `（超出 ${f.d(v.exceededMs)}）`}，被移出消费组（记录于 ${f.t(v.ts)}）：它的分区交给了其他成员`,
+    offset_commit_failed: (v, f) =>
+      `${f.i(v.instance)} ${v.queue === null ? "" : `对 ${v.queue}${v.offset === null ? "" : ` 位点 ${v.offset}`} `}的位点提交在 ${f.t(v.ts)} 被拒绝：它已不是消费组成员，已处理的记录没有提交`,
     consume_failed: (v, f) => `${f.i(v.instance)} 上的消费在 ${f.t(v.ts)} 失败（${v.contextName ?? "失败"}）`,
     effect_before_failure: (v, f) => `${f.i(v.instance)} 上的业务副作用在 ${f.t(v.effectTs)} 已提交，随后消费在 ${f.t(v.failTs)} 失败`,
     retry_delivery: (v) => `第二次投递是第 ${v.to} 次重试；第一次${v.from === 0 ? "是首次投递" : `是第 ${v.from} 次重试`}`,
@@ -153,6 +157,8 @@ export const zhCN: Language = {
     ack_lost_duplicates: (v) => `${v.count} 次重复发生在消费者未经 shutdown 就消失之后：排查其退出原因（OOM、崩溃、网络）并正常关闭`,
     consume_timeouts: (v, f) =>
       `${v.count} 次重复来自消费超过 consumeTimeout${v.peakConsumeMs === null ? "" : `（峰值 ${f.d(v.peakConsumeMs)}）`}：请加快消费或调大 consumeTimeout`,
+    commit_failures: (v) =>
+      `${v.count} 次重复来自超过 max.poll.interval.ms、位点提交被拒绝的消费者：请调小 max.poll.records、加快处理（或转交处理并暂停分区），或调大 max.poll.interval.ms`,
     producer_retries: (v) => `${v.count} 次重复是发送超时后的生产者重试：请检查 broker 延迟；去重键必须是两份副本共有的 UNIQ_KEY 或业务键`,
     upstream_resends: (v) => `${v.count} 次重复来自上游两次调用生产者：请按业务键而不是 msgId 去重，或让上游幂等`,
     dlq_replays: (v) => `${v.count} 次重复是死信重放：重发前请确认最初的尝试确实没有产生副作用`,
@@ -166,6 +172,7 @@ export const zhCN: Language = {
     rebalance: "重平衡",
     ack_lost: "确认/位点丢失",
     consume_timeout: "消费超时",
+    commit_failed: "位点提交失败",
     invisible_timeout: "不可见时间到期",
     retry_after_failure: "失败后重试",
     dlq_replay: "死信重放",
