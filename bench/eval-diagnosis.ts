@@ -7,8 +7,8 @@
 //   --with-skew     also run with every host up to ±2 s off, and grade that run too
 //   --errors N      list up to N examples of each kind of mistake
 //   --write-docs    replace the "Evaluation" section of docs/diagnosis.md with the measured tables
-//   --spans         grade OpenTelemetry spans alone (lib/simulator/otel: Kafka and RocketMQ 5 through the Java
-//                   agent's instrumentations, no log) instead of the RocketMQ 4 cluster's traces and logs
+//   --spans         grade OpenTelemetry spans (lib/simulator/otel: Kafka and RocketMQ 5 through the Java agent's
+//                   instrumentations, plus the Kafka consumers' client logs) instead of the RocketMQ 4 cluster's files
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../collectors/registry.ts";
@@ -432,6 +432,7 @@ const SHORT: Record<Predicted, string> = {
   rebalance: "RB",
   ack_lost: "AL",
   consume_timeout: "CT",
+  commit_failed: "CF",
   invisible_timeout: "IT",
   retry_after_failure: "RF",
   dlq_replay: "DLQ",
@@ -663,10 +664,14 @@ function writeDocs(opts: Options, reports: Report[]): void {
         ...measured,
         "",
         "`lib/simulator/otel` plays a Kafka and a RocketMQ 5 cluster as the OpenTelemetry Java agent shows them: send and",
-        "process spans in either attribute naming, per process, with each host's clock off by up to the skew, and no log",
-        "or dedup log at all. Its timings come from the brokers' own defaults (docs/otel.md cites them). Its one file goes",
-        "through the `otlp-traces` collector, and keys are selected, diagnosed and matched exactly as above. It measures what",
-        "spans alone can tell, and that the rules read them as the mechanisms they describe; it is not field data.",
+        "process spans in either attribute naming, per process, with each host's clock off by up to the skew, and no dedup",
+        "log. Besides the spans, each Kafka consumer writes its client log (kafka-clients 2.3, 2.8, 3.x and 3.7 wordings),",
+        "which names what spans cannot: a poll timeout, a refused offset commit (`commit_failed`), and the revoke/assign",
+        "lines of half the rebalances, whose commits all succeeded (its hard negative). Its timings come from the brokers'",
+        "own defaults (docs/otel.md cites them). The span file goes through the `otlp-traces` collector, each log through",
+        "`kafka-client-log` with its process, and keys are selected, diagnosed and matched exactly as above. It measures",
+        "what spans (and those logs) can tell, and that the rules read them as the mechanisms they describe; it is not",
+        "field data.",
         "",
         ...reports.map((r) => `${r.markdown}\n`),
       ].join("\n")

@@ -7,12 +7,16 @@ import type { Manifest, SimulationResult, Truth } from "../run.ts";
 import { hexId, requestLine, SPAN_KIND, type SimAttributes, type SimBatch, type SimSpan } from "./otlp-json.ts";
 
 /**
- * What a Kafka cluster and a RocketMQ 5 cluster show through OpenTelemetry alone: the Java agent's send and
- * process spans (collectors/otlp-traces/README.md), each process in its own deployment's attribute names (the
- * agent's default old ones, or OTEL_SEMCONV_STABILITY_OPT_IN=messaging), with each host's clock off by up to
- * `skewMs`, and the truth of every duplicate. No log, no dedup log: it grades what spans alone can tell.
+ * What a Kafka cluster and a RocketMQ 5 cluster show through OpenTelemetry: the Java agent's send and process spans
+ * (collectors/otlp-traces/README.md), each process in its own deployment's attribute names (the agent's default old
+ * ones, or OTEL_SEMCONV_STABILITY_OPT_IN=messaging), with each host's clock off by up to `skewMs`, and the truth of
+ * every duplicate. Besides spans, only the Kafka consumers' own client logs (kafka-clients' wordings of several
+ * versions, docs/field-samples/issue-17-causes.md §1), which name what spans cannot: a poll timeout, a refused commit.
  *
- *   Kafka       rebalance (the partition moved before the offset commit: another member processes the record),
+ *   Kafka       rebalance (the partition moved before the offset commit: another member processes the record; half
+ *               of them with the members' revoke/assign lines and nothing failing),
+ *               commit_failed (a member overran max.poll.interval.ms on a batch and was dropped; the batch's records
+ *               go to another member, whose processing repeats them, and the slow member's commit is refused),
  *               retry_after_failure (the listener threw; the error handler runs the record again),
  *               producer_retry (a send timed out after the broker wrote the record and the app sent again; or the
  *               client retried inside one send), upstream_resend (the app sent the key twice, far apart)
@@ -61,6 +65,7 @@ type Scenario = [name: string, cause: Cause | null, weight: number];
 const KAFKA_SCENARIOS: readonly Scenario[] = [
   ["clean", null, 30],
   ["rebalance", "rebalance", 12],
+  ["commit_failed", "commit_failed", 8],
   ["retry_after_failure", "retry_after_failure", 12],
   ["producer_retry_failed_send", "producer_retry", 7],
   ["producer_retry_in_client", "producer_retry", 6],
@@ -76,8 +81,35 @@ const ROCKETMQ_SCENARIOS: readonly Scenario[] = [
   ["upstream_resend", "upstream_resend", 8],
 ];
 
+/** One line of a Kafka consumer's client log, at the process's own clock. */
+interface LogLine {
+  at: number;
+  level: "INFO" | "WARN" | "ERROR";
+  thread: string;
+  logger: string;
+  message: string;
+}
+
+/**
+ * A member stalled on a slow batch (commit_failed): until `back` its partitions are `heir`'s, and no other scenario
+ * runs on the cluster until `quietUntil`, so no other story's lines fall among this one's.
+ */
+interface Stall {
+  member: Proc;
+  heir: Proc;
+  /** When the heir took the partitions. */
+  assigned: number;
+  /** When the slow member rejoined and got them back. */
+  back: number;
+  quietUntil: number;
+}
+
 class Cluster {
   readonly batches = new Map<string, SimBatch>();
+  readonly logs = new Map<Proc, LogLine[]>();
+  stall: Stall | null = null;
+  /** No commit_failed episode starts before this (they are rare: one member at a time, minutes apart). */
+  nextStallAt = 0;
   readonly duplicates: DuplicateTruth[] = [];
   readonly offsets = new Array<number>(PARTITIONS).fill(1000);
 
@@ -108,6 +140,12 @@ class Cluster {
     const shifted = { ...span, start: span.start + p.skew, end: span.end + p.skew };
     batch.spans.push(shifted);
     return span;
+  }
+
+  log(p: Proc, line: LogLine): void {
+    let lines = this.logs.get(p);
+    if (lines === undefined) this.logs.set(p, (lines = []));
+    lines.push({ ...line, at: line.at + p.skew });
   }
 
   truth(t: Omit<DuplicateTruth, "outcome" | "offsetMsgIds" | "retryTimes" | "sameInstance">): void {
@@ -155,15 +193,117 @@ function kafkaProcess(c: Cluster, p: Proc, key: string, partition: number, offse
   });
 }
 
-function kafkaKey(c: Cluster, scenario: string, key: string, at: number, producers: Proc[], consumers: Proc[]): void {
+/** max.poll.interval.ms as deployments set it: the 5 min default, and the shorter values teams pick to fail fast. */
+const MAX_POLL_INTERVALS_MS: readonly number[] = [30_000, 60_000, 300_000];
+const COORDINATOR = "10.0.0.2:9092 (id: 2147483646 rack: null)";
+const HEARTBEAT_THREAD = `kafka-coordinator-heartbeat-thread | ${KAFKA_GROUP}`;
+const LISTENER_THREAD = "org.springframework.kafka.KafkaListenerEndpointContainer#0-0-C-1";
+const COORDINATOR_LOGGER = "o.a.k.c.c.internals.ConsumerCoordinator";
+const POLL_TIMEOUT_TEXT =
+  "consumer poll timeout has expired. This means the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time processing messages. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.";
+
+const partitionsOf = (member: number, consumers: number) => Array.from({ length: PARTITIONS }, (_, i) => i).filter((i) => i % consumers === member);
+const named = (partitions: number[]) => partitions.map((i) => `${KAFKA_TOPIC}-${i}`).join(", ");
+
+function memberLine(c: Cluster, p: Proc, at: number, level: LogLine["level"], thread: string, message: string, logger = COORDINATOR_LOGGER): void {
+  c.log(p, { at, level, thread, logger, message: `[Consumer clientId=${p.clientId}, groupId=${KAFKA_GROUP}] ${message}` });
+}
+
+/**
+ * commit_failed: `member` fetched a batch of the partition and one record of it hangs (a slow downstream call), so
+ * the batch outlives max.poll.interval.ms. The heartbeat thread leaves the group, `heir` gets the member's partitions
+ * and processes the batch again from the last committed offset; when the slow record finally ends, the member's commit
+ * is refused and it rejoins. What it logs depends on its kafka-clients version (field samples §1.1–§1.5).
+ */
+function commitFailedEpisode(c: Cluster, key: string, partition: number, at: number, producers: Proc[], consumers: Proc[], scope: string): void {
+  const r = c.rng;
+  const index = partition % consumers.length;
+  const member = consumers[index]!;
+  const heir = consumers[(index + 1 + r.int(0, consumers.length - 2)) % consumers.length]!;
+  const maxPollMs = r.pick(MAX_POLL_INTERVALS_MS);
+  const records = Array.from({ length: r.int(2, 12) }, (_, j) => {
+    const k = j === 0 ? key : `${key}-${j}`;
+    const offset = c.offsets[partition]!++;
+    return { key: k, offset, send: kafkaSend(c, r.pick(producers), k, partition, offset, at + j * r.ms(1, 40), r.ms(2, 20)) };
+  });
+  const fetched = records[records.length - 1]!.send.end + r.ms(5, 400);
+  const timedOut = fetched + maxPollMs + r.ms(0, 3000);
+  const ended = timedOut + r.ms(1000, Math.min(maxPollMs, 60_000));
+  const assigned = timedOut + r.ms(100, 3000);
+  const back = ended + r.ms(500, 5000);
+  let t = fetched;
+  let redo = assigned + r.ms(5, 300);
+  records.forEach((record, j) => {
+    const slow = j === records.length - 1;
+    const costMs = slow ? ended - t : r.ms(20, 400);
+    kafkaProcess(c, member, record.key, partition, record.offset, t, costMs, record.send, scope);
+    kafkaProcess(c, heir, record.key, partition, record.offset, redo, r.ms(2, 300), record.send, scope);
+    const msgId = `${KAFKA_TOPIC}-${partition}@${record.offset}`;
+    c.truth({ bizKey: record.key, group: KAFKA_GROUP, topic: KAFKA_TOPIC, cause: "commit_failed", firstInstance: member.instance, secondInstance: heir.instance, gapMs: redo - t, msgIds: [msgId, msgId], firstAt: t, secondAt: redo });
+    t += costMs;
+    redo += r.ms(2, 50);
+  });
+
+  const moved = partitionsOf(index, consumers.length);
+  const memberId = `${member.clientId}-${hexId(r, 8).slice(0, 8)}-${hexId(r, 8).slice(0, 4)}`;
+  const next = records[records.length - 1]!.offset + 1;
+  const refused = `Offset commit failed on partition ${KAFKA_TOPIC}-${partition} at offset ${next}: The coordinator is not aware of this member.`;
+  switch (r.pick(["2.3", "2.8", "3.x", "3.7"] as const)) {
+    case "2.3":
+      memberLine(c, member, timedOut, "WARN", HEARTBEAT_THREAD, `This member will leave the group because ${POLL_TIMEOUT_TEXT}`, "o.a.k.c.c.internals.AbstractCoordinator");
+      memberLine(c, member, timedOut + 1, "INFO", HEARTBEAT_THREAD, `Member ${memberId} sending LeaveGroup request to coordinator ${COORDINATOR}`, "o.a.k.c.c.internals.AbstractCoordinator");
+      memberLine(c, member, ended, "ERROR", LISTENER_THREAD, refused);
+      memberLine(c, member, ended + 2, "INFO", LISTENER_THREAD, `Revoking previously assigned partitions [${named(moved)}]`);
+      break;
+    case "2.8":
+      memberLine(c, member, timedOut, "INFO", HEARTBEAT_THREAD, `Member ${memberId} sending LeaveGroup request to coordinator ${COORDINATOR} due to ${POLL_TIMEOUT_TEXT}`);
+      memberLine(c, member, ended, "ERROR", LISTENER_THREAD, refused);
+      memberLine(c, member, ended + 2, "INFO", LISTENER_THREAD, "Giving away all assigned partitions as lost since generation has been reset,indicating that consumer is no longer part of the group");
+      memberLine(c, member, ended + 3, "INFO", LISTENER_THREAD, `Lost previously assigned partitions ${named(moved)}`);
+      break;
+    case "3.x":
+      memberLine(c, member, timedOut, "WARN", HEARTBEAT_THREAD, POLL_TIMEOUT_TEXT);
+      memberLine(c, member, timedOut + 1, "INFO", HEARTBEAT_THREAD, `Member ${memberId} sending LeaveGroup request to coordinator ${COORDINATOR} due to consumer poll timeout has expired.`);
+      memberLine(c, member, ended, "INFO", LISTENER_THREAD, "Failing OffsetCommit request since the consumer is not part of an active group");
+      memberLine(c, member, ended + 2, "INFO", LISTENER_THREAD, "Giving away all assigned partitions as lost since generation/memberID has been reset,indicating that consumer is in old state or no longer part of the group");
+      memberLine(c, member, ended + 3, "INFO", LISTENER_THREAD, `Lost previously assigned partitions ${named(moved)}`);
+      break;
+    case "3.7":
+      memberLine(c, member, timedOut, "WARN", LISTENER_THREAD, `C${POLL_TIMEOUT_TEXT.slice(1)}`, "o.a.k.c.c.internals.HeartbeatRequestManager");
+      memberLine(c, member, ended, "WARN", LISTENER_THREAD, `Time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, exceeded approximately by ${ended - timedOut} ms. Member ${memberId} will rejoin the group now.`, "o.a.k.c.c.internals.HeartbeatRequestManager");
+      memberLine(c, member, ended + 5, "ERROR", LISTENER_THREAD, "OffsetCommit failed with unknown member ID. The coordinator is not aware of this member.", "o.a.k.c.c.internals.CommitRequestManager");
+      break;
+  }
+  memberLine(c, heir, assigned, "INFO", LISTENER_THREAD, `Adding newly assigned partitions: ${named(moved)}`);
+  memberLine(c, heir, back, "INFO", LISTENER_THREAD, `Revoke previously assigned partitions ${named(moved)}`);
+  memberLine(c, member, back + r.ms(5, 200), "INFO", LISTENER_THREAD, `Adding newly assigned partitions: ${named(moved)}`);
+  c.stall = { member, heir, assigned, back, quietUntil: back + 60_000 };
+  c.nextStallAt = back + r.ms(3 * 60_000, 8 * 60_000);
+}
+
+function kafkaKey(c: Cluster, picked: string, key: string, at: number, producers: Proc[], consumers: Proc[]): void {
   const r = c.rng;
   let hash = 0;
   for (const ch of key) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
   const partition = hash % PARTITIONS;
-  const owner = consumers[partition % consumers.length]!;
+  let owner = consumers[partition % consumers.length]!;
   const other = consumers[(partition + 1 + r.int(0, consumers.length - 2)) % consumers.length]!;
   const producer = r.pick(producers);
   const scope = r.chance(0.5) ? "io.opentelemetry.spring-kafka-2.7" : "io.opentelemetry.kafka-clients-0.11";
+  if (c.stall !== null && at > c.stall.quietUntil) c.stall = null;
+  let scenario = picked;
+  let notBefore = 0;
+  if (c.stall !== null) {
+    // Nothing else happens while a member is stalled; its partitions' records wait for the heir to take them.
+    scenario = "clean";
+    if (owner === c.stall.member && at < c.stall.back) {
+      owner = c.stall.heir;
+      notBefore = c.stall.assigned;
+    }
+  } else if (scenario === "commit_failed") {
+    if (at >= c.nextStallAt) return commitFailedEpisode(c, key, partition, at, producers, consumers, scope);
+    scenario = "rebalance";
+  }
   const next = () => c.offsets[partition]!++;
   const lag = () => r.ms(5, 400);
   const cost = () => r.ms(2, 300);
@@ -212,7 +352,7 @@ function kafkaKey(c: Cluster, scenario: string, key: string, at: number, produce
 
   const offset = next();
   const send = kafkaSend(c, producer, key, partition, offset, at, r.ms(2, 20));
-  const t1 = send.end + lag();
+  const t1 = Math.max(send.end, notBefore) + lag();
   if (scenario === "clean") {
     kafkaProcess(c, owner, key, partition, offset, t1, cost(), send, scope);
   } else if (scenario === "rebalance") {
@@ -220,6 +360,11 @@ function kafkaKey(c: Cluster, scenario: string, key: string, at: number, produce
     kafkaProcess(c, owner, key, partition, offset, t1, cost(), send, scope);
     const t2 = t1 + r.ms(3000, 30_000);
     kafkaProcess(c, other, key, partition, offset, t2, cost(), send, scope);
+    if (r.chance(0.5)) {
+      // Logged, and every commit went through: the members' own lines show the move and nothing failing.
+      memberLine(c, owner, t2 - r.ms(1000, 2500), "INFO", LISTENER_THREAD, `Revoke previously assigned partitions ${KAFKA_TOPIC}-${partition}`);
+      memberLine(c, other, t2 - r.ms(20, 900), "INFO", LISTENER_THREAD, `Adding newly assigned partitions: ${KAFKA_TOPIC}-${partition}`);
+    }
     c.truth({ ...base, cause: "rebalance", firstInstance: owner.instance, secondInstance: other.instance, gapMs: t2 - t1, msgIds: [msgId(offset), msgId(offset)], firstAt: t1, secondAt: t2 });
   } else if (scenario === "retry_after_failure") {
     const costMs = cost();
@@ -339,6 +484,19 @@ function rocketmqKey(c: Cluster, scenario: string, key: string, at: number, prod
 
 // ---------------------------------------------------------------------------------------------------------- run
 
+/** `2026-11-30 12:00:01,234`: log4j/logback's default date, the host's local time (UTC here). */
+function logStamp(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").replace("Z", "").replace(".", ",");
+}
+
+/** One client log per Kafka consumer process, `%d %-5p [%t] %c{1.} - %m`, with the process it belongs to. */
+function kafkaLogFiles(c: Cluster): SimFile[] {
+  return [...c.logs.entries()].map(([p, lines]) => {
+    const text = [...lines].sort((a, b) => a.at - b.at).map((l) => `${logStamp(l.at)} ${l.level.padEnd(5)} [${l.thread}] ${l.logger} - ${l.message}`);
+    return { path: `kafka/${p.instance.replace(/[^A-Za-z0-9.-]+/g, "_")}.log`, format: "kafka-client-log", instance: p.instance, lines: text.length, text: `${text.join("\n")}\n` };
+  }).sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
 const FILE = "otel.ndjson";
 
 /** Half the keys go through the Kafka cluster, half through the RocketMQ 5 one; same options, same output. */
@@ -362,7 +520,7 @@ export function runSpanSimulation(options: SpanSimulationOptions): SimulationRes
     for (let i = 0; i < batch.spans.length; i += 512) lines.push(requestLine({ ...batch, spans: batch.spans.slice(i, i + 512) }));
   }
   const text = `${lines.join("\n")}\n`;
-  const file: SimFile = { path: FILE, format: "otlp-traces", lines: lines.length, text };
+  const files: SimFile[] = [{ path: FILE, format: "otlp-traces", lines: lines.length, text }, ...kafkaLogFiles(c)];
   const truth: Truth = {
     seed: options.seed,
     scenarios: ["otel"],
@@ -371,8 +529,8 @@ export function runSpanSimulation(options: SpanSimulationOptions): SimulationRes
     duplicates: c.duplicates,
     lost: [],
     normalRetries: [],
-    files: { [FILE]: { format: "otlp-traces", lines: lines.length } },
+    files: Object.fromEntries(files.map((f) => [f.path, { format: f.format, lines: f.lines }])),
   };
-  const manifest: Manifest = { seed: options.seed, scenario: "otel", files: [{ path: FILE, format: "otlp-traces", lines: lines.length }] };
-  return { files: [file], truth, manifest };
+  const manifest: Manifest = { seed: options.seed, scenario: "otel", files: files.map((f) => ({ path: f.path, format: f.format, lines: f.lines, ...(f.instance === undefined ? {} : { instance: f.instance }) })) };
+  return { files, truth, manifest };
 }

@@ -38,8 +38,26 @@ describe("the OpenTelemetry span simulator", () => {
     for (const d of truth.duplicates) assert.ok(keysWithEvents.has(d.bizKey), `truth names ${d.bizKey}, which has no event`);
   });
 
+  it("writes each Kafka consumer's client log, read by the kafka-client-log collector without an issue, naming what spans cannot", () => {
+    const { files, manifest } = run(5, 2000);
+    const logs = files.filter((f) => f.format === "kafka-client-log");
+    assert.ok(logs.length >= 2, `${logs.length} consumer logs`);
+    const actions = new Set<unknown>();
+    for (const log of logs) {
+      assert.ok(log.instance !== undefined && manifest.files.some((m) => m.path === log.path && m.instance === log.instance), `${log.path} names its process`);
+      const parsed = parseLines(log.text, findFormat("kafka-client-log")!.open({ source: `kafka-client-log:${log.path}`, instance: log.instance! }));
+      assert.deepEqual(parsed.issues, [], log.path);
+      assert.equal(parsed.skipped, 0, `${log.path}: every line matches a template`);
+      for (const event of parsed.events) {
+        assert.ok(validateEvent(event).ok, event.id);
+        actions.add(event.detail.action);
+      }
+    }
+    for (const action of ["poll_timeout", "leave_group", "commit_failed", "lost", "revoke", "assign"]) assert.ok(actions.has(action), `no ${action} line`);
+  });
+
   it("makes every span-only cause it is graded on", () => {
     const causes = new Set(run(5, 2000).truth.duplicates.map((d) => d.cause));
-    for (const cause of ["rebalance", "retry_after_failure", "producer_retry", "upstream_resend", "invisible_timeout"]) assert.ok(causes.has(cause as never), `no ${cause} in 2,000 keys: ${[...causes].join(", ")}`);
+    for (const cause of ["rebalance", "commit_failed", "retry_after_failure", "producer_retry", "upstream_resend", "invisible_timeout"]) assert.ok(causes.has(cause as never), `no ${cause} in 2,000 keys: ${[...causes].join(", ")}`);
   });
 });

@@ -60,8 +60,9 @@ function run(scenario: string, keys: number, seed = 11, skewMs?: number): Parsed
 const MIXED_KEYS = 1200;
 
 const DEFECT_SCENARIOS = DEFECTS.filter((d) => d !== "marker_not_released");
-// invisible_timeout belongs to RocketMQ 5's leased consumption; the simulator models a 4.x cluster.
-const CAUSE_SCENARIOS = CAUSES.filter((c) => c !== "unknown" && c !== "invisible_timeout");
+// invisible_timeout belongs to RocketMQ 5's leased consumption and commit_failed to Kafka's consumer groups; this
+// simulator models a RocketMQ 4.x cluster, the span simulator (lib/simulator/otel) makes both.
+const CAUSE_SCENARIOS = CAUSES.filter((c) => c !== "unknown" && c !== "invisible_timeout" && c !== "commit_failed");
 
 function of(parsed: Parsed, cause: string): DuplicateTruth[] {
   return parsed.result.truth.duplicates.filter((d) => d.cause === cause);
