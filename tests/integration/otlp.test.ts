@@ -69,7 +69,9 @@ function kafkaBatch(offset: number) {
   return r.spans();
 }
 
-const problems = await brokerProblems();
+// These stories need only a reachable broker. Skipped when there is none, unless RABBITMQ_URL says there must be
+// one (CI names it), so a broker that stopped answering fails the run instead of thinning it.
+const unreachable = (await brokerProblems()).filter((p) => p.startsWith("cannot connect") && !process.env.RABBITMQ_URL);
 
 for (const backend of backends) {
   describe(`OTLP receiver on ${backend.name}`, () => {
@@ -91,7 +93,7 @@ for (const backend of backends) {
       await deleteQueues(...queues).catch(() => {});
     });
 
-    it("amqplib over OTLP protobuf: a worker that dies before its ack and the one that gets the redelivery is ack_lost", { skip: problems.length > 0 && problems.join("; ") }, async () => {
+    it("amqplib over OTLP protobuf: a worker that dies before its ack and the one that gets the redelivery is ack_lost", { skip: unreachable.length > 0 && unreachable.join("; ") }, async () => {
       const queue = uniqueName("otel-ack-lost");
       queues.push(queue);
       const msgId = `INV-${randomBytes(5).toString("hex")}`;
@@ -106,7 +108,7 @@ for (const backend of backends) {
       assert.ok(report.events.every((e) => e.source.startsWith("otlp-traces:")));
     });
 
-    it("amqplib over OTLP JSON: one message id published twice is producer_retry", { skip: problems.length > 0 && problems.join("; ") }, async () => {
+    it("amqplib over OTLP JSON: one message id published twice is producer_retry", { skip: unreachable.length > 0 && unreachable.join("; ") }, async () => {
       const queue = uniqueName("otel-producer-retry");
       queues.push(queue);
       const msgId = `ORD-${randomBytes(5).toString("hex")}`;
