@@ -88,8 +88,8 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
 
   program
     .command("simulate")
-    .description("write a labelled scenario in the real formats (traces, client, broker and dedup logs) plus truth.json")
-    .option("--scenario <name>", "scenario name, or all for a realistic mix (see lib/simulator/README.md)", "all")
+    .description("write a labelled scenario in the real formats (traces or OTLP spans, client, broker and dedup logs) plus truth.json")
+    .option("--scenario <name>", "scenario name (commit_failed, invisible_timeout and otel: Kafka and RocketMQ 5 as spans), or all for the RocketMQ 4 mix (see lib/simulator/README.md)", "all")
     .option("--keys <n>", "business keys to simulate", positiveInt, 1000)
     .option("--seed <n>", "random seed: the same seed writes the same files", (v) => Number(v), 1)
     .option("--skew-ms <ms>", "largest clock skew between hosts", (v) => Number(v))

@@ -64,8 +64,9 @@ export interface SimulationResult {
 }
 
 export class UnknownScenarioError extends Error {
-  constructor(name: string) {
-    super(`unknown scenario "${name}"; one of: all, ${scenarioNames().join(", ")}`);
+  /** `others`: the names another simulator answers to (lib/simulate.ts adds the span simulator's). */
+  constructor(name: string, others: readonly string[] = []) {
+    super(`unknown scenario "${name}"; one of: all, ${[...scenarioNames(), ...others].join(", ")}`);
   }
 }
 
@@ -95,11 +96,12 @@ function startCluster(sim: Sim): void {
   }
 }
 
-function fileEntry(file: SimFile): FileEntry {
+/** What truth.json and manifest.json say of a data file. */
+export function fileEntry(file: SimFile): FileEntry {
   return { format: file.format, ...(file.instance === undefined ? {} : { instance: file.instance }), lines: file.lines };
 }
 
-function jsonFile(path: string, value: unknown): SimFile {
+export function jsonFile(path: string, value: unknown): SimFile {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   return { path, format: "json", lines: text.split("\n").length - 1, text };
 }

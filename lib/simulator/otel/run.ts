@@ -3,7 +3,7 @@ import { SIM_EPOCH } from "../clock.ts";
 import { Rng } from "../random.ts";
 import type { DuplicateTruth } from "../truth.ts";
 import type { SimFile } from "../writers/files.ts";
-import type { Manifest, SimulationResult, Truth } from "../run.ts";
+import { fileEntry, jsonFile, type Manifest, type SimulationResult, type Truth } from "../run.ts";
 import { hexId, requestLine, SPAN_KIND, type SimAttributes, type SimBatch, type SimSpan } from "./otlp-json.ts";
 
 /**
@@ -25,9 +25,28 @@ import { hexId, requestLine, SPAN_KIND, type SimAttributes, type SimBatch, type 
  *               producer_retry (one message id stored twice), upstream_resend (two message ids)
  */
 
+/**
+ * `dupscope simulate` scenarios this simulator plays: every story of both clusters (`otel`), or one cause with the
+ * hard negatives that must not be taken for it — commit_failed beside logged rebalances whose commits succeeded,
+ * invisible_timeout beside redeliveries after a FAILURE.
+ */
+export const SPAN_SCENARIOS = ["otel", "commit_failed", "invisible_timeout"] as const;
+export type SpanScenario = (typeof SPAN_SCENARIOS)[number];
+
+const ONLY: Record<Exclude<SpanScenario, "otel">, { system: "kafka" | "rocketmq"; keep: readonly string[] }> = {
+  commit_failed: { system: "kafka", keep: ["clean", "rebalance", "commit_failed"] },
+  invisible_timeout: { system: "rocketmq", keep: ["clean", "invisible_while_processing", "invisible_after_ack_lost", "retry_after_failure"] },
+};
+
+export function isSpanScenario(name: string): name is SpanScenario {
+  return (SPAN_SCENARIOS as readonly string[]).includes(name);
+}
+
 export interface SpanSimulationOptions {
   keys: number;
   seed: number;
+  /** Default `otel`: half the keys through each cluster, every story. */
+  scenario?: SpanScenario;
   skewMs?: number;
   /** Epoch ms the first key's traffic starts (default the simulator's epoch). */
   startAt?: number;
@@ -508,11 +527,17 @@ export function runSpanSimulation(options: SpanSimulationOptions): SimulationRes
   const kafkaConsumers = [0, 1, 2].map((i) => c.proc("billing", i, i === 2 ? "pod" : "host"));
   const rmqProducers = [0, 1].map((i) => c.proc("pay-api", i, "host"));
   const rmqConsumers = [0, 1, 2].map((i) => c.proc("ledger", i, i === 0 ? "pod" : "host"));
+  const scenario = options.scenario ?? "otel";
+  const only = scenario === "otel" ? null : ONLY[scenario];
+  const weights = (list: readonly Scenario[]) => list.filter(([n]) => only === null || only.keep.includes(n)).map(([n, , w]) => [n, w] as const);
+  const kafkaWeights = weights(KAFKA_SCENARIOS);
+  const rocketmqWeights = weights(ROCKETMQ_SCENARIOS);
   let at = options.startAt ?? SIM_EPOCH;
   for (let i = 0; i < options.keys; i++) {
     at += rng.ms(50, 1500);
-    if (i % 2 === 0) kafkaKey(c, rng.weighted(KAFKA_SCENARIOS.map(([n, , w]) => [n, w] as const)), `ORD-${String(i + 1).padStart(8, "0")}`, at, kafkaProducers, kafkaConsumers);
-    else rocketmqKey(c, rng.weighted(ROCKETMQ_SCENARIOS.map(([n, , w]) => [n, w] as const)), `PAY-${String(i + 1).padStart(8, "0")}`, at, rmqProducers, rmqConsumers);
+    const kafka = only === null ? i % 2 === 0 : only.system === "kafka";
+    if (kafka) kafkaKey(c, rng.weighted(kafkaWeights), `ORD-${String(i + 1).padStart(8, "0")}`, at, kafkaProducers, kafkaConsumers);
+    else rocketmqKey(c, rng.weighted(rocketmqWeights), `PAY-${String(i + 1).padStart(8, "0")}`, at, rmqProducers, rmqConsumers);
   }
   // An exporter sends what its batch processor collected: up to 512 spans per request, per process.
   const lines: string[] = [];
@@ -523,14 +548,14 @@ export function runSpanSimulation(options: SpanSimulationOptions): SimulationRes
   const files: SimFile[] = [{ path: FILE, format: "otlp-traces", lines: lines.length, text }, ...kafkaLogFiles(c)];
   const truth: Truth = {
     seed: options.seed,
-    scenarios: ["otel"],
+    scenarios: [scenario],
     keys: options.keys,
     skewMs,
     duplicates: c.duplicates,
     lost: [],
     normalRetries: [],
-    files: Object.fromEntries(files.map((f) => [f.path, { format: f.format, lines: f.lines }])),
+    files: Object.fromEntries(files.map((f) => [f.path, fileEntry(f)])),
   };
-  const manifest: Manifest = { seed: options.seed, scenario: "otel", files: files.map((f) => ({ path: f.path, format: f.format, lines: f.lines, ...(f.instance === undefined ? {} : { instance: f.instance }) })) };
-  return { files, truth, manifest };
+  const manifest: Manifest = { seed: options.seed, scenario, files: files.map((f) => ({ path: f.path, ...fileEntry(f) })) };
+  return { files: [...files, jsonFile("truth.json", truth), jsonFile("manifest.json", manifest)], truth, manifest };
 }

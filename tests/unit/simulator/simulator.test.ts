@@ -10,6 +10,7 @@ import type { LineResult, ParseIssue } from "../../../collectors/types.ts";
 import { CAUSES, DEDUP_LAYERS, DEFECTS, OUTCOMES } from "../../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { SIM_EPOCH } from "../../../lib/simulator/clock.ts";
+import { runSpanSimulation } from "../../../lib/simulator/otel/run.ts";
 import { runSimulation, type SimulationResult } from "../../../lib/simulator/run.ts";
 import { scenarioNames } from "../../../lib/simulator/scenarios.ts";
 import { simulate } from "../../../lib/simulator/simulate.ts";
@@ -362,8 +363,26 @@ describe("simulator: CLI", () => {
     }
   });
 
+  it("plays the Kafka and RocketMQ 5 causes through the span simulator: spans, each Kafka consumer's log, truth and manifest", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "dupscope-sim-cli-"));
+    try {
+      const lines: string[] = [];
+      await runSimulate({ scenario: "commit_failed", keys: 1500, seed: 2, out: dir }, (line) => lines.push(line));
+      const manifest = JSON.parse(await readFile(path.join(dir, "manifest.json"), "utf8")) as { scenario: string; files: { path: string; format: string; instance?: string }[] };
+      assert.equal(manifest.scenario, "commit_failed");
+      const logs = manifest.files.filter((f) => f.format === "kafka-client-log");
+      assert.ok(logs.length >= 2 && logs.every((f) => f.instance !== undefined), "a log per consumer, with its process");
+      for (const f of manifest.files) assert.ok((await readFile(path.join(dir, f.path), "utf8")).length > 0, f.path);
+      assert.match(lines.join("\n"), /by cause: commit_failed \d+, rebalance \d+/);
+      const rmq = runSpanSimulation({ scenario: "invisible_timeout", keys: 600, seed: 2 }).truth.duplicates;
+      assert.deepEqual(new Set(rmq.map((d) => d.cause)), new Set(["invisible_timeout", "retry_after_failure"]));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses an unknown scenario and bad numbers as usage errors", async () => {
-    await assert.rejects(runSimulate({ scenario: "nope", keys: 1, seed: 1, out: tmpdir() }, () => {}), (e: unknown) => e instanceof UsageError && /one of: all, /.test(e.message));
+    await assert.rejects(runSimulate({ scenario: "nope", keys: 1, seed: 1, out: tmpdir() }, () => {}), (e: unknown) => e instanceof UsageError && /one of: all, .*commit_failed, invisible_timeout/.test(e.message));
     await assert.rejects(runSimulate({ scenario: "all", keys: 0, seed: 1, out: tmpdir() }, () => {}), UsageError);
   });
 });
