@@ -218,6 +218,41 @@ const dropMq: Template = {
   },
 };
 
+/**
+ * 5.x gRPC client (rocketmq-client-java 5.0.0 → 5.2.x, ProcessQueueImpl): an ack or invisible-duration change the
+ * proxy refused because the receipt handle had expired — the message's invisible duration ran out before it was
+ * settled, so the broker had made it visible again. Same wording in every release (field samples, issue 17 §5.1).
+ */
+const INVALID_HANDLE = /^Failed to (?<op>ack message|change invisible duration) due to the invalid receipt handle, forgive to retry, (?<rest>.*)$/;
+
+const receiptHandleInvalid: Template = {
+  name: "receipt_handle_invalid",
+  head: /Failed to (?:ack message|change invisible duration) due to the invalid receipt handle, forgive to retry, /,
+  wording: "Failed to ack message due to the invalid receipt handle, forgive to retry, clientId={}, consumerGroup={}, messageId={}, attempt={}, mq={}, endpoints={}, requestId={}, status message=[{}]",
+  read(message) {
+    const g = INVALID_HANDLE.exec(message)?.groups;
+    if (!g) return undefined;
+    const status = /, status message=\[(.*)\]$/.exec(g.rest!);
+    const pairs = readPairs(status ? g.rest!.slice(0, status.index) : g.rest!);
+    const msgId = pairs.get("messageId");
+    const clientId = pairs.get("clientId");
+    if (msgId === undefined || msgId === "" || (clientId !== undefined && !parseClientId(clientId))) return undefined;
+    const mq = pairs.get("mq");
+    const queue = mq === undefined ? undefined : parseGrpcMessageQueue(mq);
+    const attempt = safeInt(pairs.get("attempt"));
+    return [
+      {
+        kind: "instance_lifecycle",
+        clientId,
+        group: pairs.get("consumerGroup"),
+        msgId,
+        ...(queue ? queueOf(queue) : {}),
+        detail: { action: "receipt_handle_invalid", operation: g.op === "ack message" ? "ack" : "change_invisible_duration", attempt, status: status?.[1] },
+      },
+    ];
+  },
+};
+
 const rebalanceTrigger: Template = {
   name: "rebalance_trigger",
   head: /receive broker's notification\[/,
@@ -413,6 +448,7 @@ export const TEMPLATES: Template[] = [
   perQueue("rebalance_mq_exists", "mq already exists", "exists"),
   assignmentsChanged,
   dropMq,
+  receiptHandleInvalid,
   rebalanceTrigger,
   processQueueDropped,
   sendExpireMsgBack,

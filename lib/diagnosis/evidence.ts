@@ -63,6 +63,8 @@ export interface EvidenceValues {
   redelivered_while_processing: { instance: Instance; secondInstance: Instance; firstEnd: number; secondStart: number };
   /** RocketMQ 5: the first attempt ended without an error, yet the message came again: its ack never settled it in time. */
   redelivered_without_failure: { instance: Instance; firstEnd: number; gapMs: number };
+  /** RocketMQ 5 client log: settling the message (`ack`, or extending its lease) was refused: the receipt handle had expired. */
+  receipt_handle_expired: { instance: Instance; ts: number; msgId: string; operation: "ack" | "change_invisible_duration"; status: string | null };
   effect_before_failure: { instance: Instance; effectTs: number; failTs: number };
   retry_delivery: { from: number; to: number };
   retry_on_schedule: { retryTimes: number; expectedMs: number; gapMs: number };

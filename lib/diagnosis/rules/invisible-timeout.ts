@@ -1,6 +1,9 @@
+import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
+import { instanceRelation } from "../identity.ts";
 import { eventsOf, type Pair, type RuleResult } from "../pair.ts";
-import { str } from "../sources.ts";
+import { action, str } from "../sources.ts";
+import { placeWithin } from "../time.ts";
 
 /**
  * The shortest lease a RocketMQ 5 receive may take (the proxy's minInvisibleTimeMillsForRecv, 10 s): nothing the
@@ -16,14 +19,23 @@ export const MIN_INVISIBLE_MS = 10_000;
  * the first attempt still runs. Worded like consume_timeout, but no retry round or send-back marks it: the
  * rocketmq-client-5.0 spans show a second process span of the same message id, at least the shortest lease after
  * the first, which either overlaps the first or follows one that ended without an error (a FAILURE is the retry
- * policy's redelivery: retry_after_failure).
+ * policy's redelivery: retry_after_failure). The 5.x client's log says it outright, with or without spans: the ack
+ * of the message (or the extension of its lease) refused because the receipt handle had expired.
  */
 export function invisibleTimeout(p: Pair): RuleResult | null {
-  if (p.sameMsgId !== true || p.second.direct || p.first.broker !== "rocketmq" || !fromClient5(p)) return null;
-  if (p.first.consume === "failed" || p.first.consume === "timeout" || p.first.end === null) return null;
+  if (p.sameMsgId !== true || p.second.direct || p.first.broker !== "rocketmq") return null;
+  if (p.first.consume === "failed" || p.first.consume === "timeout") return null;
   // Sooner than any lease can run out: another stored copy (producer_retry), not a redelivery.
   if (p.second.start - p.first.start < MIN_INVISIBLE_MS - p.options.clockSkewMs) return null;
   const found: Evidence[] = [...p.copy.evidence];
+  const refused = refusedSettlement(p);
+  if (refused !== undefined) {
+    // The 5.x client's own account: the proxy refused to settle this message because its lease had run out.
+    const values = { instance: refused.instance, ts: refused.ts, msgId: p.first.msgId ?? "", operation: str(refused.detail.operation) === "ack" ? "ack" : "change_invisible_duration", status: str(refused.detail.status) } as const;
+    found.push(evidence("receipt_handle_expired", "cause", [refused.id], values));
+    return { cause: "invisible_timeout", score: 0.92, evidence: found };
+  }
+  if (!fromClient5(p) || p.first.end === null) return null;
   const ids = [p.first.startEventId, p.second.startEventId];
   if (p.second.start < p.first.end) {
     found.push(evidence("redelivered_while_processing", "cause", ids, { instance: p.first.instance, secondInstance: p.second.instance, firstEnd: p.first.end, secondStart: p.second.start }));
@@ -31,6 +43,26 @@ export function invisibleTimeout(p: Pair): RuleResult | null {
   }
   found.push(evidence("redelivered_without_failure", "cause", ids, { instance: p.first.instance, firstEnd: p.first.end, gapMs: p.second.start - p.first.end }));
   return { cause: "invisible_timeout", score: 0.7, evidence: found };
+}
+
+/** How long after the redelivery the first consumer may still be finishing the attempt and logging its refused ack. */
+const LATE_SETTLE_MS = 15 * 60_000;
+
+/**
+ * The first consumer's 5.x client log: an ack (or a lease extension) of this very message refused for an expired
+ * receipt handle, between its delivery and a while after the redelivery (it comes when the slow attempt ends).
+ */
+function refusedSettlement(p: Pair): NormalizedEvent | undefined {
+  const msgId = p.first.msgId;
+  if (msgId === null) return undefined;
+  const { clockSkewMs } = p.options;
+  return p.context.find(
+    (e) =>
+      action(e) === "receipt_handle_invalid" &&
+      e.msgId === msgId &&
+      instanceRelation(e.instance, p.first.instance) !== "different" &&
+      placeWithin(e, p.first.start, p.second.start + LATE_SETTLE_MS, clockSkewMs).inside,
+  );
 }
 
 /** The first attempt was traced by the RocketMQ 5 (gRPC) client's instrumentation, whose consumers lease messages. */

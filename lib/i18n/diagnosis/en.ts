@@ -60,6 +60,8 @@ export const en: Language = {
       `the message came again to ${f.i(v.secondInstance)} at ${f.t(v.secondStart)} while ${f.i(v.instance)} was still processing it (until ${f.t(v.firstEnd)}): its invisible duration ran out`,
     redelivered_without_failure: (v, f) =>
       `the attempt on ${f.i(v.instance)} ended without an error at ${f.t(v.firstEnd)}, yet the message came again ${f.d(v.gapMs)} later: its ack did not settle it before the invisible duration ran out`,
+    receipt_handle_expired: (v, f) =>
+      `${f.i(v.instance)} could not ${v.operation === "ack" ? "acknowledge" : "extend the invisible duration of"} ${v.msgId} at ${f.t(v.ts)}: its receipt handle had expired${v.status === null || v.status === "" ? "" : ` ("${v.status}")`}, so the broker had already made the message visible again`,
     no_shutdown: (v, f) => `${f.i(v.instance)} logged no shutdown`,
     process_restarted: (v, f) => `a new process ${f.i(v.newInstance)} started on ${v.host} at ${f.t(v.ts)}, replacing ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} logged nothing after ${f.t(v.lastTs)}`,

@@ -60,6 +60,8 @@ export const zhCN: Language = {
       `${f.i(v.instance)} 仍在处理该消息（直到 ${f.t(v.firstEnd)}）时，消息于 ${f.t(v.secondStart)} 再次投递给 ${f.i(v.secondInstance)}：不可见时间已到期`,
     redelivered_without_failure: (v, f) =>
       `${f.i(v.instance)} 上的消费于 ${f.t(v.firstEnd)} 无错误结束，但 ${f.d(v.gapMs)} 后消息再次到来：确认未能在不可见时间到期前生效`,
+    receipt_handle_expired: (v, f) =>
+      `${f.i(v.instance)} 在 ${f.t(v.ts)} 未能${v.operation === "ack" ? "确认（ack）" : "延长不可见时间"}消息 ${v.msgId}：其 receipt handle 已过期${v.status === null || v.status === "" ? "" : `（"${v.status}"）`}，broker 已让该消息重新可见`,
     no_shutdown: (v, f) => `${f.i(v.instance)} 没有记录 shutdown`,
     process_restarted: (v, f) => `${v.host} 上在 ${f.t(v.ts)} 启动了新进程 ${f.i(v.newInstance)}，取代了 ${f.i(v.oldInstance)}`,
     owner_went_silent: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.lastTs)} 之后没有任何日志`,

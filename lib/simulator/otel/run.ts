@@ -77,6 +77,10 @@ interface Proc {
   names: "old" | "new";
   skew: number;
   clientId: string;
+  /** The RocketMQ 5 gRPC client's id, `hostname@pid@index@nonce`, which its log lines print. */
+  grpcClientId: string;
+  /** Which client log the process writes: kafka-clients' or the RocketMQ 5 gRPC client's. */
+  logStyle: "kafka" | "rocketmq5";
 }
 
 type Scenario = [name: string, cause: Cause | null, weight: number];
@@ -149,6 +153,8 @@ class Cluster {
       names: this.rng.chance(0.5) ? "old" : "new",
       skew: this.rng.int(-this.skewMs, this.skewMs),
       clientId: `${service.startsWith("billing") ? "consumer-billing" : "producer"}-${index + 1}`,
+      grpcClientId: `${identity === "pod" ? pod : host}@${identity === "pod" ? 1 : pid}@0@${(index * 104_729 + 5_838_871).toString(36)}`,
+      logStyle: service === "ledger" ? "rocketmq5" : "kafka",
     };
   }
 
@@ -440,6 +446,27 @@ function rmqProcess(c: Cluster, p: Proc, key: string, id: string, at: number, co
   });
 }
 
+const RMQ_ENDPOINTS = "Endpoints{addressScheme=IPv4, addresses=[Address{host=10.0.0.20, port=8081}]}";
+
+function requestId(c: Cluster): string {
+  const h = hexId(c.rng, 16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The RocketMQ 5 gRPC client's line when the ack of a message comes after its lease ran out: the proxy refuses it
+ * for the expired receipt handle (rocketmq-client-java ProcessQueueImpl, field samples issue 17 §5.1).
+ */
+function refusedAck(c: Cluster, p: Proc, id: string, at: number, attempt: number): void {
+  c.log(p, {
+    at,
+    level: "ERROR",
+    thread: "RocketmqClientScheduler-1",
+    logger: "o.a.r.c.j.i.c.ProcessQueueImpl#lambda$ackMessage0$10:656",
+    message: `Failed to ack message due to the invalid receipt handle, forgive to retry, clientId=${p.grpcClientId}, consumerGroup=${RMQ_GROUP}, messageId=${id}, attempt=${attempt}, mq=broker-a.${RMQ_TOPIC}.${c.rng.int(0, 3)}, endpoints=${RMQ_ENDPOINTS}, requestId=${requestId(c)}, status message=[receipt handle is expired]`,
+  });
+}
+
 function rocketmqKey(c: Cluster, scenario: string, key: string, at: number, producers: Proc[], consumers: Proc[]): void {
   const r = c.rng;
   const producer = r.pick(producers);
@@ -480,8 +507,10 @@ function rocketmqKey(c: Cluster, scenario: string, key: string, at: number, prod
     const lease = r.chance(0.5) ? r.ms(SIMPLE_LEASE_MS[0], SIMPLE_LEASE_MS[1]) : PUSH_LEASE_MS;
     const b = someone();
     const t2 = t1 + lease + r.ms(0, REVIVE_MS);
-    rmqProcess(c, a, key, id, t1, t2 - t1 + r.ms(1000, 30_000), send);
+    const firstEnd = t2 + r.ms(1000, 30_000);
+    rmqProcess(c, a, key, id, t1, firstEnd - t1, send);
     rmqProcess(c, b, key, id, t2, cost(), send);
+    if (r.chance(0.6)) refusedAck(c, a, id, firstEnd + r.ms(5, 200), 1);
     c.truth({ ...base, cause: "invisible_timeout", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
   } else if (scenario === "invisible_after_ack_lost") {
     const b = someone();
@@ -490,10 +519,19 @@ function rocketmqKey(c: Cluster, scenario: string, key: string, at: number, prod
     const lease = r.chance(0.5) ? r.ms(SIMPLE_LEASE_MS[0], SIMPLE_LEASE_MS[1]) : PUSH_LEASE_MS;
     const t2 = t1 + lease + r.ms(0, REVIVE_MS);
     rmqProcess(c, b, key, id, t2, cost(), send);
+    // The client re-acks later ("would attempt to re-ack later"); by then the lease is gone.
+    if (r.chance(0.5)) refusedAck(c, a, id, t2 + r.ms(200, 5000), 2);
     c.truth({ ...base, cause: "invisible_timeout", firstInstance: a.instance, secondInstance: b.instance, gapMs: t2 - t1, msgIds: [id, id], firstAt: t1, secondAt: t2 });
   } else if (scenario === "retry_after_failure") {
     const costMs = cost();
     rmqProcess(c, a, key, id, t1, costMs, send, true);
+    c.log(a, {
+      at: t1 + costMs + r.ms(0, 3),
+      level: "ERROR",
+      thread: "RocketmqMessageConsumption-0-1",
+      logger: "o.a.r.c.j.i.c.ConsumeTask#call:86",
+      message: `Message listener raised an exception while consuming messages, clientId=${a.grpcClientId}, mq=broker-a.${RMQ_TOPIC}.${r.int(0, 3)}, messageId=${id}`,
+    });
     const b = someone();
     const t2 = t1 + costMs + r.ms(FAILURE_BACKOFF_MS[0], FAILURE_BACKOFF_MS[1]);
     rmqProcess(c, b, key, id, t2, cost(), send);
@@ -508,12 +546,23 @@ function logStamp(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").replace("Z", "").replace(".", ",");
 }
 
-/** One client log per Kafka consumer process, `%d %-5p [%t] %c{1.} - %m`, with the process it belongs to. */
-function kafkaLogFiles(c: Cluster): SimFile[] {
-  return [...c.logs.entries()].map(([p, lines]) => {
-    const text = [...lines].sort((a, b) => a.at - b.at).map((l) => `${logStamp(l.at)} ${l.level.padEnd(5)} [${l.thread}] ${l.logger} - ${l.message}`);
-    return { path: `kafka/${p.instance.replace(/[^A-Za-z0-9.-]+/g, "_")}.log`, format: "kafka-client-log", instance: p.instance, lines: text.length, text: `${text.join("\n")}\n` };
-  }).sort((a, b) => (a.path < b.path ? -1 : 1));
+/**
+ * One client log per consumer process, with the process it belongs to: kafka-clients' `%d %-5p [%t] %c{1.} - %m`,
+ * or the RocketMQ 5 client's `%d{yyy-MM-dd HH:mm:ss.SSS,GMT+8} %-5p [%pid] [%t] [%logger{12}#%M:%L] - %m`.
+ */
+function clientLogFiles(c: Cluster): SimFile[] {
+  return [...c.logs.entries()]
+    .map(([p, lines]): SimFile => {
+      const rocketmq = p.logStyle === "rocketmq5";
+      const text = [...lines]
+        .sort((a, b) => a.at - b.at)
+        .map((l) => (rocketmq ? `${logStamp(l.at + 8 * 3_600_000).replace(",", ".")} ${l.level.padEnd(5)} [${p.resource["process.pid"]}] [${l.thread}] [${l.logger}] - ${l.message}` : `${logStamp(l.at)} ${l.level.padEnd(5)} [${l.thread}] ${l.logger} - ${l.message}`));
+      const name = p.instance.replace(/[^A-Za-z0-9.-]+/g, "_");
+      return rocketmq
+        ? { path: `rocketmq/${name}.log`, format: "rocketmq-client-log", instance: p.instance, lines: text.length, text: `${text.join("\n")}\n` }
+        : { path: `kafka/${name}.log`, format: "kafka-client-log", instance: p.instance, lines: text.length, text: `${text.join("\n")}\n` };
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 const FILE = "otel.ndjson";
@@ -545,7 +594,7 @@ export function runSpanSimulation(options: SpanSimulationOptions): SimulationRes
     for (let i = 0; i < batch.spans.length; i += 512) lines.push(requestLine({ ...batch, spans: batch.spans.slice(i, i + 512) }));
   }
   const text = `${lines.join("\n")}\n`;
-  const files: SimFile[] = [{ path: FILE, format: "otlp-traces", lines: lines.length, text }, ...kafkaLogFiles(c)];
+  const files: SimFile[] = [{ path: FILE, format: "otlp-traces", lines: lines.length, text }, ...clientLogFiles(c)];
   const truth: Truth = {
     seed: options.seed,
     scenarios: [scenario],

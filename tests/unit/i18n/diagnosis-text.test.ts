@@ -49,6 +49,7 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   consume_timed_out: { instance: A, ts, costMs: 900_230, via: "trace" },
   poll_interval_exceeded: { instance: A, ts, exceededMs: 41_250 },
   offset_commit_failed: { instance: A, ts, queue: "order-paid-3", offset: 6536, membershipLost: true },
+  receipt_handle_expired: { instance: A, ts, msgId: "01B4B2DDF1A2F4A9B10640A1CB00000012", operation: "ack", status: "receipt handle is expired" },
   consume_failed: { instance: A, ts, contextName: "EXCEPTION" },
   effect_before_failure: { instance: A, effectTs: ts, failTs: ts + 20 },
   retry_delivery: { from: 0, to: 1 },

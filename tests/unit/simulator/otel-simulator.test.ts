@@ -56,6 +56,25 @@ describe("the OpenTelemetry span simulator", () => {
     for (const action of ["poll_timeout", "leave_group", "commit_failed", "lost", "revoke", "assign"]) assert.ok(actions.has(action), `no ${action} line`);
   });
 
+  it("writes each RocketMQ 5 consumer's client log: refused acks of expired receipt handles, read with the messages they name", () => {
+    const { files, truth } = run(5, 2000);
+    const logs = files.filter((f) => f.format === "rocketmq-client-log");
+    assert.ok(logs.length >= 2, `${logs.length} consumer logs`);
+    const refused: string[] = [];
+    for (const log of logs) {
+      const parsed = parseLines(log.text, findFormat("rocketmq-client-log")!.open({ source: `rocketmq-client-log:${log.path}`, instance: log.instance! }));
+      assert.deepEqual(parsed.issues, [], log.path);
+      for (const event of parsed.events) {
+        assert.ok(validateEvent(event).ok, event.id);
+        assert.equal(event.detail.action, "receipt_handle_invalid");
+        assert.equal(event.group, "ledger");
+        refused.push(event.msgId!);
+      }
+    }
+    const leased = new Set(truth.duplicates.filter((d) => d.cause === "invisible_timeout").map((d) => d.msgIds[0]));
+    assert.ok(refused.length > 0 && refused.every((id) => leased.has(id)), "only messages whose lease ran out have a refused ack");
+  });
+
   it("makes every span-only cause it is graded on", () => {
     const causes = new Set(run(5, 2000).truth.duplicates.map((d) => d.cause));
     for (const cause of ["rebalance", "commit_failed", "retry_after_failure", "producer_retry", "upstream_resend", "invisible_timeout"]) assert.ok(causes.has(cause as never), `no ${cause} in 2,000 keys: ${[...causes].join(", ")}`);
