@@ -433,6 +433,7 @@ const SHORT: Record<Predicted, string> = {
   ack_lost: "AL",
   consume_timeout: "CT",
   commit_failed: "CF",
+  offset_rollback: "OR",
   invisible_timeout: "IT",
   retry_after_failure: "RF",
   dlq_replay: "DLQ",

@@ -114,9 +114,14 @@ export const TEMPLATES: Template[] = [
   ),
   brokerLine(
     "reset_offset",
-    /\[reset-offset\] reset offset (started by \S+|success)\. topic=([^,\s]+), group=([^,\s]+)/,
+    /\[reset-offset\] reset offset (started by (\S+)|success)\. topic=([^,\s]+), group=([^,\s]+)(?:, timestamp=(\d+))?/,
     "[reset-offset] reset offset started by {}. topic={}, group={}, timestamp={}, isForce={}",
-    (m) => ({ kind: "instance_lifecycle", group: m[3]!, topic: m[2]!, detail: { action: "offset_reset", stage: m[1] === "success" ? "success" : "started" } }),
+    (m) => ({
+      kind: "instance_lifecycle",
+      group: m[4]!,
+      topic: m[3]!,
+      detail: { action: "offset_reset", stage: m[1] === "success" ? "success" : "started", by: m[2], resetTo: m[5] === undefined ? undefined : Number(m[5]) },
+    }),
   ),
   {
     name: "transaction_check",

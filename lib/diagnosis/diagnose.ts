@@ -10,6 +10,7 @@ import { tieSendsToRecords } from "./span-links.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
+import { offsetRollback } from "./rules/offset-rollback.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
 import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
 import { dlqReplay } from "./rules/dlq-replay.ts";
@@ -41,6 +42,7 @@ const CAUSE_RULES: readonly CauseRule[] = [
   ackLost,
   consumeTimeout,
   commitFailed,
+  offsetRollback,
   invisibleTimeout,
   retryAfterFailure,
   dlqReplay,

@@ -54,6 +54,11 @@ export interface EvidenceValues {
   // consumer retries
   /** `poll_timeout` is no longer produced (Kafka's poll timeout is commit_failed's); verdicts stored before still carry it. */
   consume_timed_out: { instance: Instance; ts: number; costMs: number | null; via: "trace" | "expire_msg_back" | "duration" | "poll_timeout" | "ack_timeout" };
+  /**
+   * The group's offsets were reset back: an operator's resetOffsetByTime (`by` the admin's address, from the broker
+   * log), the client's `invoke reset offset operation from broker`, or Kafka's reset. `resetTo`: the time it rewound to.
+   */
+  offset_reset: { instance: Instance; ts: number; group: string | null; topic: string | null; resetTo: number | null; by: string | null };
   /** Kafka: the consumer went longer than max.poll.interval.ms between polls and left the group (`exceededMs` when the client says by how much). */
   poll_interval_exceeded: { instance: Instance; ts: number; exceededMs: number | null };
   /** Kafka: the consumer's offset commit was refused (`offset`: the next offset it tried to commit); `membershipLost`: it was no longer a member. */

@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import { gatherEpisodes, GROUP_LEVEL, type Episode, type EpisodeMember } from "./episodes.ts";
 import { action } from "./sources.ts";
 import type { KeyDiagnosis, Verdict } from "./types.ts";
 import { CAUSES, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, type Defect } from "./vocabulary.ts";
@@ -46,6 +47,7 @@ export interface AdviceValues {
   ack_lost_duplicates: { count: number };
   consume_timeouts: { count: number; peakConsumeMs: number | null };
   commit_failures: { count: number };
+  offset_rollbacks: { count: number };
   producer_retries: { count: number };
   upstream_resends: { count: number };
   dlq_replays: { count: number };
@@ -72,6 +74,8 @@ export interface GroupFindings {
   normalRetries: number;
   rebalances: { episodes: number; perHour: number | null };
   gaps: Partial<Record<Cause, GapStats>>;
+  /** Group-level causes (offset rollback), one entry per incident with the keys it explains, newest first. */
+  episodes: Episode[];
   advice: Advice[];
 }
 
@@ -89,6 +93,7 @@ interface Row {
   normalRetries: number;
   ttls: number[];
   consumeMs: number[];
+  episodeMembers: EpisodeMember[];
 }
 
 export function summarizeFindings(input: FindingsInput): GroupFindings[] {
@@ -96,7 +101,7 @@ export function summarizeFindings(input: FindingsInput): GroupFindings[] {
   const rowFor = (group: string | null, topic: string | null) => {
     const id = JSON.stringify([group, topic]);
     let row = rows.get(id);
-    if (row === undefined) rows.set(id, (row = { group, topic, verdicts: [], keys: new Set(), lost: 0, lostToMarker: 0, normalRetries: 0, ttls: [], consumeMs: [] }));
+    if (row === undefined) rows.set(id, (row = { group, topic, verdicts: [], keys: new Set(), lost: 0, lostToMarker: 0, normalRetries: 0, ttls: [], consumeMs: [], episodeMembers: [] }));
     return row;
   };
   for (const k of input.diagnoses) {
@@ -111,6 +116,7 @@ export function summarizeFindings(input: FindingsInput): GroupFindings[] {
       const row = rowFor(v.group, topicOf(v.group));
       row.verdicts.push(v);
       row.keys.add(k.bizKey);
+      if (GROUP_LEVEL[v.cause] !== undefined) row.episodeMembers.push({ bizKey: k.bizKey, verdict: v, second: k.deliveries.find((d) => d.id === v.deliveries[1]) });
     }
     for (const l of k.lost) {
       const row = rowFor(l.group, topicOf(l.group));
@@ -160,6 +166,7 @@ function summarizeRow(row: Row, input: FindingsInput): GroupFindings {
     normalRetries: row.normalRetries,
     rebalances,
     gaps,
+    episodes: gatherEpisodes(row.episodeMembers),
     advice: [],
   };
   findings.advice = advise(row, findings);
@@ -220,6 +227,7 @@ function advise(row: Row, f: GroupFindings): Advice[] {
   if (c.ack_lost > 0) push("ack_lost_duplicates", { count: c.ack_lost });
   if (c.consume_timeout > 0) push("consume_timeouts", { count: c.consume_timeout, peakConsumeMs });
   if (c.commit_failed > 0) push("commit_failures", { count: c.commit_failed });
+  if (c.offset_rollback > 0) push("offset_rollbacks", { count: c.offset_rollback });
   if (c.producer_retry > 0) push("producer_retries", { count: c.producer_retry });
   if (c.upstream_resend > 0) push("upstream_resends", { count: c.upstream_resend });
   if (c.dlq_replay > 0) push("dlq_replays", { count: c.dlq_replay });

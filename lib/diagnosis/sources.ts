@@ -82,6 +82,8 @@ export const isPollTimeout = (e: NormalizedEvent) => {
   const reason = str(e.detail.reason) ?? "";
   return (a === "leave_group" || a === "joining") && /poll timeout/i.test(reason);
 };
+/** The group's consumer offsets were reset (broker `[reset-offset]`, client `invoke reset offset operation from broker`). */
+export const isOffsetReset = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && action(e) === "offset_reset";
 /** Kafka: an offset commit was refused; `detail.membershipLost` when the member had been removed from the group. */
 export const isCommitFailed = (e: NormalizedEvent) => e.kind === "instance_lifecycle" && action(e) === "commit_failed";
 

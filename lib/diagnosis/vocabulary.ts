@@ -10,6 +10,7 @@ export const CAUSES = [
   "ack_lost", // consumed OK, offset/ACK never committed (crash, kill, network); redelivered
   "consume_timeout", // consume took longer than consumeTimeout; sent back and redelivered
   "commit_failed", // Kafka: the consumer outlived max.poll.interval.ms, left the group, its offset commit was refused
+  "offset_rollback", // the group's committed offsets went backwards (an operator's reset, a restore): consumed again
   "invisible_timeout", // RocketMQ 5: the invisible duration ran out before the ack; the message came again
   "retry_after_failure", // first attempt failed after a side effect; the retry ran it again
   "dlq_replay", // a dead-lettered copy was resent (consumeMessageDirectly, shovel, x-death)

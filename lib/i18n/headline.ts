@@ -24,6 +24,7 @@ const TELLING: Partial<Record<Cause, EvidenceCode[]>> = {
   upstream_resend: ["published_twice", "different_msg_ids"],
   consume_timeout: ["consume_timed_out"],
   commit_failed: ["offset_commit_failed", "poll_interval_exceeded"],
+  offset_rollback: ["offset_reset"],
   invisible_timeout: ["receipt_handle_expired", "redelivered_while_processing", "redelivered_without_failure"],
   retry_after_failure: ["effect_before_failure", "consume_failed"],
   dlq_replay: ["consumed_directly", "retries_exhausted", "dlq_topic"],

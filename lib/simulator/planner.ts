@@ -1,5 +1,6 @@
 import { MINUTE, SECOND } from "./clock.ts";
 import { crashInstance, scaleOutAndIn, type CrashMode } from "./model/membership.ts";
+import { resetOffsets } from "./model/offset-reset.ts";
 import { restartBroker } from "./model/broker-restart.ts";
 import { send, type SendOutcome, type TransactionPlan } from "./model/produce.ts";
 import type { Sim } from "./model/sim.ts";
@@ -93,6 +94,11 @@ export class Planner {
 
   crash(group: string, at: number, mode: CrashMode, restartAfterMs: number): void {
     crashInstance(this.sim, this.sim.group(group), at, mode, restartAfterMs);
+  }
+
+  /** An operator resets the group's offsets to `backMs` before `at` while it runs. */
+  resetOffset(group: string, at: number, backMs: number): void {
+    resetOffsets(this.sim, this.sim.group(group), at, backMs);
   }
 
   restartBroker(broker: BrokerName, at: number, downMs: number): void {

@@ -40,7 +40,8 @@ export type ClientEvent =
   | { type: "consume_exception"; group: string; error: string; mq: QueueRef; message: MessageView }
   | { type: "resend"; exception: string }
   | { type: "direct"; message: MessageView }
-  | { type: "consumer_shutdown"; group: string };
+  | { type: "consumer_shutdown"; group: string }
+  | { type: "reset_offset"; brokerAddr: string; topic: string; group: string; timestamp: number };
 
 export interface ClientEntry {
   /** Host clock, epoch ms. */
@@ -69,7 +70,9 @@ export type BrokerEvent =
   | { type: "broker_boot"; brokerName: string; brokerAddr: string }
   | { type: "tx_check_begin"; beginTime: number }
   | { type: "tx_check"; topic: string; uniqKey: string; halfOffset: number; commitLogOffset: number }
-  | { type: "tx_check_end"; costMs: number };
+  | { type: "tx_check_end"; costMs: number }
+  | { type: "reset_offset_started"; by: string; topic: string; group: string; timestamp: number }
+  | { type: "reset_offset_success"; topic: string; group: string; clientId: string };
 
 export interface BrokerEntry {
   /** Broker clock, epoch ms (printed to the second). */

@@ -118,6 +118,20 @@ const ackLost: Scenario = {
   },
 };
 
+const offsetRollback: Scenario = {
+  name: "offset_rollback",
+  summary: "an operator resets the group's offsets 60–120 s back while it runs (resetOffsetByTime): all since is consumed again",
+  groups: [ORDER],
+  plan: (p, keys) => {
+    for (const count of episodes(keys, 24)) {
+      const resetAt = p.slot(ORDER, 150 * SECOND) + 15 * SECOND;
+      const backMs = p.rng.int(60 * SECOND, 120 * SECOND);
+      for (let i = 0; i < count; i++) p.send(ORDER, resetAt - p.rng.int(2 * SECOND, backMs - 5 * SECOND), p.key(ORDER));
+      p.resetOffset(ORDER, resetAt, backMs);
+    }
+  },
+};
+
 const consumeTimeout: Scenario = {
   name: "consume_timeout",
   summary: "a consume call hangs past consumeTimeout (15 min): sent back, the retry copy comes 10 s later",
@@ -258,6 +272,7 @@ const noDurableLayer: Scenario = {
 export const SCENARIOS: readonly Scenario[] = [
   rebalance,
   ackLost,
+  offsetRollback,
   delayedDoubleWrite,
   noDurableLayer,
   producerRetry,

@@ -3,6 +3,7 @@ import { evidence, type Evidence } from "../evidence.ts";
 import { instanceRelation } from "../identity.ts";
 import { retryAdvanced, sameInstance, type Pair, type RuleResult } from "../pair.ts";
 import { isLeft } from "../sources.ts";
+import { resetBetween } from "./offset-rollback.ts";
 
 const at = (h: Hit) => ({ coarse: h.at.coarse, tolerant: h.at.tolerant });
 
@@ -86,6 +87,8 @@ export function rebalance(p: Pair): RuleResult | null {
   if (f.vanished.length > 0 && f.left.length === 0) score = Math.min(score, 0.5);
   // Kafka: the old member overran its poll interval or had its commit refused: that is why the partition moved.
   if (f.pollTimeouts.length > 0 || f.commitFailures.length > 0) score = Math.min(score, 0.5);
+  // An offset reset drops and re-adds the group's queues: those lines are the reset's, not a rebalance's.
+  if (resetBetween(p) !== undefined) score = Math.min(score, 0.5);
   if (sameInstance(p)) score *= 0.5;
   return score === 0 ? null : { cause: "rebalance", score, evidence: found };
 }

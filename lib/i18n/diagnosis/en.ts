@@ -82,6 +82,8 @@ export const en: Language = {
           return `${f.i(v.instance)} did not acknowledge within the consumer timeout (${f.t(v.ts)})`;
       }
     },
+    offset_reset: (v, f) =>
+      `the offsets of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} were reset${v.resetTo === null ? "" : ` back to ${f.t(v.resetTo)}`} at ${f.t(v.ts)}${v.by === null ? (v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`) : ` (requested from ${v.by})`}, between the two deliveries: what had been consumed since was consumed again`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} went longer than max.poll.interval.ms between polls${v.exceededMs === null ? "" : ` (by ${f.d(v.exceededMs)})`} and was dropped from the group (logged at ${f.t(v.ts)}): its partitions went to other members`,
     offset_commit_failed: (v, f) =>
@@ -162,6 +164,8 @@ export const en: Language = {
     ack_lost_duplicates: (v) => `${v.count} duplicate(s) followed consumers that vanished without shutdown: find why they died (OOM kill, crash, network) and shut down cleanly`,
     consume_timeouts: (v, f) =>
       `${v.count} duplicate(s) came from consumption past consumeTimeout${v.peakConsumeMs === null ? "" : ` (peak ${f.d(v.peakConsumeMs)})`}: speed the consumer up or raise consumeTimeout`,
+    offset_rollbacks: (v) =>
+      `${v.count} duplicate(s) came from consumer offsets reset backwards (resetOffsetByTime, a restored broker, a recreated group): find who reset them, and keep dedup markers for longer than a reset may replay`,
     commit_failures: (v) =>
       `${v.count} duplicate(s) came from consumers that overran max.poll.interval.ms and had their offset commits refused: lower max.poll.records, speed up processing (or hand it off and pause the partition), or raise max.poll.interval.ms`,
     producer_retries: (v) => `${v.count} duplicate(s) are producer retries after send timeouts: check broker latency; the dedup key must be the UNIQ_KEY or the bizKey, which both copies share`,
@@ -178,6 +182,7 @@ export const en: Language = {
     ack_lost: "ACK/offset lost",
     consume_timeout: "consume timeout",
     commit_failed: "offset commit failed",
+    offset_rollback: "offset rollback",
     invisible_timeout: "invisible time expired",
     retry_after_failure: "retry after failure",
     dlq_replay: "DLQ replay",

@@ -82,6 +82,8 @@ export const zhCN: Language = {
           return `${f.i(v.instance)} 未在消费者超时时间内确认（${f.t(v.ts)}）`;
       }
     },
+    offset_reset: (v, f) =>
+      `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} 两次 poll 之间的间隔超过了 max.poll.interval.ms${v.exceededMs === null ? "" : `（超出 ${f.d(v.exceededMs)}）`}，被移出消费组（记录于 ${f.t(v.ts)}）：它的分区交给了其他成员`,
     offset_commit_failed: (v, f) =>
@@ -159,6 +161,8 @@ export const zhCN: Language = {
     ack_lost_duplicates: (v) => `${v.count} 次重复发生在消费者未经 shutdown 就消失之后：排查其退出原因（OOM、崩溃、网络）并正常关闭`,
     consume_timeouts: (v, f) =>
       `${v.count} 次重复来自消费超过 consumeTimeout${v.peakConsumeMs === null ? "" : `（峰值 ${f.d(v.peakConsumeMs)}）`}：请加快消费或调大 consumeTimeout`,
+    offset_rollbacks: (v) =>
+      `${v.count} 次重复来自被回退的消费位点（resetOffsetByTime、broker 恢复、消费组重建）：请查明是谁重置的，并让去重标记的保留时间长于一次重置可能重放的范围`,
     commit_failures: (v) =>
       `${v.count} 次重复来自超过 max.poll.interval.ms、位点提交被拒绝的消费者：请调小 max.poll.records、加快处理（或转交处理并暂停分区），或调大 max.poll.interval.ms`,
     producer_retries: (v) => `${v.count} 次重复是发送超时后的生产者重试：请检查 broker 延迟；去重键必须是两份副本共有的 UNIQ_KEY 或业务键`,
@@ -175,6 +179,7 @@ export const zhCN: Language = {
     ack_lost: "确认/位点丢失",
     consume_timeout: "消费超时",
     commit_failed: "位点提交失败",
+    offset_rollback: "位点回滚",
     invisible_timeout: "不可见时间到期",
     retry_after_failure: "失败后重试",
     dlq_replay: "死信重放",

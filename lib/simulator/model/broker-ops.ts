@@ -55,6 +55,7 @@ export function appendCopy(sim: Sim, spec: StoreSpec): StoredCopy {
     ...(spec.parentSeq === undefined ? {} : { parentSeq: spec.parentSeq }),
     ...(spec.delayLevel ? { delayLevel: spec.delayLevel } : {}),
     lastPulledBy: new Map(),
+    lastPulledAt: new Map(),
   };
   queue.copies.push(copy);
   return copy;

@@ -77,11 +77,15 @@ export function consumeDirectly(sim: Sim, instance: ConsumerInstance, copy: Stor
   startAttempt(sim, instance, undefined, copy, true);
 }
 
-function redeliveryOf(instance: ConsumerInstance, copy: StoredCopy, direct: boolean): Delivery["redelivery"] {
+function redeliveryOf(sim: Sim, instance: ConsumerInstance, copy: StoredCopy, direct: boolean): Delivery["redelivery"] {
   if (direct) return undefined;
-  const previous = copy.lastPulledBy.get(instance.group.name);
-  copy.lastPulledBy.set(instance.group.name, instance);
+  const group = instance.group;
+  const previous = copy.lastPulledBy.get(group.name);
+  const pulledAt = copy.lastPulledAt.get(group.name);
+  copy.lastPulledBy.set(group.name, instance);
+  copy.lastPulledAt.set(group.name, sim.now);
   if (!previous) return undefined;
+  if (group.lastResetAt !== undefined && pulledAt !== undefined && pulledAt < group.lastResetAt) return "offset_rollback";
   return previous.state === "crashed" ? "ack_lost" : "rebalance";
 }
 
@@ -106,7 +110,7 @@ function startAttempt(sim: Sim, instance: ConsumerInstance, pq: ProcessQueue | u
     direct,
     effect: "pending",
   };
-  const redelivery = redeliveryOf(instance, copy, direct);
+  const redelivery = redeliveryOf(sim, instance, copy, direct);
   if (redelivery) delivery.redelivery = redelivery;
   sim.deliveries.push(delivery);
   const attempt: Attempt = {

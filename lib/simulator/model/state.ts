@@ -75,6 +75,8 @@ export interface StoredCopy {
   delayLevel?: number;
   /** The instance of each group that last pulled this copy: a second pull is a redelivery. */
   lastPulledBy: Map<string, ConsumerInstance>;
+  /** When each group last pulled it: a pull again after the group's offsets were reset back is an offset rollback. */
+  lastPulledAt: Map<string, number>;
 }
 
 export class QueueState {
@@ -271,7 +273,7 @@ export interface Delivery {
   /** consumeMessageDirectly (dashboard / DLQ resend): no consume trace. */
   direct: boolean;
   /** Set when the same stored copy was pulled before by this group: why it came again. */
-  redelivery?: "rebalance" | "ack_lost";
+  redelivery?: "rebalance" | "ack_lost" | "offset_rollback";
   effect: Effect;
   hitBy?: DedupLayer;
   passReason?: PassReason;
@@ -299,6 +301,8 @@ export class GroupState {
   /** Attempts per business key not yet settled (consume returned and, for async business, the worker done). */
   readonly inflight = new Map<string, number>();
   nextHost = 11;
+  /** When an operator last reset the group's offsets back (mqadmin resetOffsetByTime). */
+  lastResetAt: number | undefined;
 
   constructor(
     readonly spec: GroupSpec,

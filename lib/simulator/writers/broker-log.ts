@@ -36,6 +36,10 @@ function parts(event: BrokerEvent): { level: string; thread: string; message: st
         thread: "TransactionalMessageCheckService",
         message: `Check transaction. real_topic=${event.topic},uniqKey=${event.uniqKey},offset=${event.halfOffset},commitLogOffset=${event.commitLogOffset}`,
       };
+    case "reset_offset_started":
+      return { level: "INFO", thread: "AdminBrokerThread_4", message: `[reset-offset] reset offset started by ${event.by}. topic=${event.topic}, group=${event.group}, timestamp=${event.timestamp}, isForce=true` };
+    case "reset_offset_success":
+      return { level: "INFO", thread: "AdminBrokerThread_4", message: `[reset-offset] reset offset success. topic=${event.topic}, group=${event.group}, clientId=${event.clientId}` };
     case "tx_check_end":
       return { level: "INFO", thread: "TransactionalMessageCheckService", message: `End to check prepare message, consumed time:${event.costMs}` };
   }

@@ -100,6 +100,13 @@ function lineOf(event: ClientEvent, thread: number): Line {
       };
     case "consumer_shutdown":
       return { level: "INFO", thread: "SpringContextShutdownHook", location: "o.a.r.c.i.c.DefaultMQPushConsumerImpl#shutdown:297", message: `the consumer [${event.group}] shutdown OK` };
+    case "reset_offset":
+      return {
+        level: "INFO",
+        thread: `NettyClientPublicExecutor_${thread}`,
+        location: "o.a.r.c.i.ClientRemotingProcessor#resetOffset:153",
+        message: `invoke reset offset operation from broker. brokerAddr=${event.brokerAddr}, topic=${event.topic}, group=${event.group}, timestamp=${event.timestamp}`,
+      };
   }
 }
 
