@@ -1,3 +1,4 @@
+import type { Episode } from "../diagnosis/episodes.ts";
 import type { Locale } from "../i18n/locale.ts";
 import { instancesOverTime, type InstanceSpan } from "../groups/membership.ts";
 import { rebalanceHistory, type RebalanceEpisode } from "../groups/rebalance-history.ts";
@@ -24,6 +25,8 @@ export interface GroupPage {
   /** The membership lines were cut at ACTIVITY_LIMIT; the oldest shown is at `firstTs`. */
   activityCut: { firstTs: number } | null;
   advice: string[];
+  /** Group-wide incidents (offset resets) with the keys they explain, newest first. */
+  incidents: Episode[];
   /** Rebalances per hour over the range, when the group had any. */
   rebalancesPerHour: number | null;
   findingsSampled: boolean;
@@ -40,6 +43,7 @@ export async function groupPage(driver: SqlDriver, group: string, f: Filters, lo
     episodes: rebalanceHistory(activity.events),
     activityCut: activity.truncated && activity.events[0] ? { firstTs: activity.events[0].ts } : null,
     advice: found.groups.flatMap((g) => g.adviceText),
+    incidents: found.groups.flatMap((g) => g.episodes).sort((a, b) => b.ts - a.ts),
     rebalancesPerHour: found.groups.find((g) => g.rebalances.perHour !== null)?.rebalances.perHour ?? null,
     findingsSampled: found.truncated,
   };

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { CauseWidget, Kpis, OutcomeWidget } from "@/components/overview/OverviewWidgets.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
+import { GroupIncidents } from "@/components/groups/GroupIncidents.tsx";
 import { InstanceLanes } from "@/components/groups/InstanceLanes.tsx";
 import { RebalanceHistory } from "@/components/groups/RebalanceHistory.tsx";
 import { WidgetSkeleton } from "@/components/Widget.tsx";
@@ -32,7 +33,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const { driver } = await getStore();
   const f = { ...parseFilters(sp, Date.now()), group };
   // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
-  const [{ spans, episodes, activityCut, advice, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
+  const [{ spans, episodes, activityCut, advice, incidents, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
     groupPage(driver, group, f, locale),
     filterChoices(driver, f),
   ]);
@@ -76,6 +77,11 @@ export default async function GroupPage({ params, searchParams }: Props) {
           )}
         </section>
       </div>
+      <section aria-labelledby="incidents-title">
+        <h2 id="incidents-title">{t.groups.incidents}</h2>
+        <p className="muted note">{t.groups.incidentsNote}</p>
+        {incidents.length === 0 ? <p className="muted">{t.groups.noIncidents}</p> : <GroupIncidents incidents={incidents} t={t} locale={locale} />}
+      </section>
       <section aria-labelledby="history-title">
         <h2 id="history-title">{t.groups.history}</h2>
         <p className="muted note">{t.groups.historyNote}</p>

@@ -185,6 +185,13 @@ export const zhCN: Dictionary = {
     more: (n) => `以及另外 ${n} 个`,
     findingsSample: (n) => `依据该时间范围内最新的 ${n} 个有重复消费或丢失消息的业务键。`,
     activityCut: (n, since) => `该时间范围内的重平衡和生命周期日志超过 ${n} 条：仅显示最新的部分，自 ${since} UTC 起。`,
+    incidents: "整组事件",
+    incidentsNote: "一次让该组大量业务键被再次消费的事件（位点重置）：每项列出它所解释的业务键。",
+    noIncidents: "此范围内没有整组事件。",
+    incidentSummary: (cause, keys, queues) => `${cause}：${keys} 个业务键被再次消费${queues > 0 ? `，涉及 ${queues} 个队列` : ""}`,
+    resetDetail: (to, by) => `位点被重置${to === null ? "" : `回 ${to} UTC`}${by === null ? "" : `，由 ${by} 发起`}。`,
+    offsetRange: (queue, from, to, keys) => `${queue}${from === null || to === null ? "" : `：位点 ${from}–${to}`}（${keys} 个业务键）`,
+    incidentKeys: (shown, all) => (shown < all ? `前 ${shown} 个，共 ${all} 个业务键：` : "业务键："),
     olderInstances: (n) => `另有 ${n} 个进程最后出现的时间更早，未画出。`,
   },
   duplicates: {
