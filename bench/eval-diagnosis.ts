@@ -434,6 +434,7 @@ const SHORT: Record<Predicted, string> = {
   consume_timeout: "CT",
   commit_failed: "CF",
   offset_rollback: "OR",
+  shared_client_id: "SC",
   invisible_timeout: "IT",
   retry_after_failure: "RF",
   dlq_replay: "DLQ",

@@ -24,6 +24,7 @@ export function GroupIncidents({ incidents, t, locale }: { incidents: Episode[];
                 <span className="mono">{utc(e.ts)} UTC</span> · {t.groups.incidentSummary(causeName(e.cause, locale), e.keys, e.queues.length)}
               </summary>
               {e.cause === "offset_rollback" ? <p>{t.groups.resetDetail(resetTo, text(e.values.by))}</p> : null}
+              {e.cause === "shared_client_id" ? <p>{t.groups.sharedDetail(text(e.values.clientId) ?? "?", Array.isArray(e.values.remotes) ? e.values.remotes.join(", ") : "?")}</p> : null}
               {e.queues.length > 0 ? (
                 <ul className="moves">
                   {e.queues.map((q) => (

@@ -11,6 +11,7 @@ import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair
 import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
 import { offsetRollback } from "./rules/offset-rollback.ts";
+import { sharedClientId } from "./rules/shared-client-id.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
 import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
 import { dlqReplay } from "./rules/dlq-replay.ts";
@@ -43,6 +44,7 @@ const CAUSE_RULES: readonly CauseRule[] = [
   consumeTimeout,
   commitFailed,
   offsetRollback,
+  sharedClientId,
   invisibleTimeout,
   retryAfterFailure,
   dlqReplay,

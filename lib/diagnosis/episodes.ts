@@ -9,6 +9,7 @@ import type { Cause } from "./vocabulary.ts";
  */
 export const GROUP_LEVEL: Partial<Record<Cause, EvidenceCode>> = {
   offset_rollback: "offset_reset",
+  shared_client_id: "client_id_shared",
 };
 
 /** How many of an episode's keys it lists; `keys` counts them all. */

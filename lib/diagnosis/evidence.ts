@@ -59,6 +59,11 @@ export interface EvidenceValues {
    * log), the client's `invoke reset offset operation from broker`, or Kafka's reset. `resetTo`: the time it rewound to.
    */
   offset_reset: { instance: Instance; ts: number; group: string | null; topic: string | null; resetTo: number | null; by: string | null };
+  /**
+   * Two processes of `host` connected to one broker with the same clientId (`remotes`: their two local addresses; `ts`:
+   * the later connection) and consumed the pair (`instances`).
+   */
+  client_id_shared: { clientId: string; host: string; remotes: [string, string]; ts: number; instances: [Instance, Instance] };
   /** Kafka: the consumer went longer than max.poll.interval.ms between polls and left the group (`exceededMs` when the client says by how much). */
   poll_interval_exceeded: { instance: Instance; ts: number; exceededMs: number | null };
   /** Kafka: the consumer's offset commit was refused (`offset`: the next offset it tried to commit); `membershipLost`: it was no longer a member. */

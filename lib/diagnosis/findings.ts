@@ -48,6 +48,7 @@ export interface AdviceValues {
   consume_timeouts: { count: number; peakConsumeMs: number | null };
   commit_failures: { count: number };
   offset_rollbacks: { count: number };
+  shared_client_ids: { count: number };
   producer_retries: { count: number };
   upstream_resends: { count: number };
   dlq_replays: { count: number };
@@ -228,6 +229,7 @@ function advise(row: Row, f: GroupFindings): Advice[] {
   if (c.consume_timeout > 0) push("consume_timeouts", { count: c.consume_timeout, peakConsumeMs });
   if (c.commit_failed > 0) push("commit_failures", { count: c.commit_failed });
   if (c.offset_rollback > 0) push("offset_rollbacks", { count: c.offset_rollback });
+  if (c.shared_client_id > 0) push("shared_client_ids", { count: c.shared_client_id });
   if (c.producer_retry > 0) push("producer_retries", { count: c.producer_retry });
   if (c.upstream_resend > 0) push("upstream_resends", { count: c.upstream_resend });
   if (c.dlq_replay > 0) push("dlq_replays", { count: c.dlq_replay });

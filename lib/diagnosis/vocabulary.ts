@@ -11,6 +11,7 @@ export const CAUSES = [
   "consume_timeout", // consume took longer than consumeTimeout; sent back and redelivered
   "commit_failed", // Kafka: the consumer outlived max.poll.interval.ms, left the group, its offset commit was refused
   "offset_rollback", // the group's committed offsets went backwards (an operator's reset, a restore): consumed again
+  "shared_client_id", // two processes with one RocketMQ clientId: the broker sees one member, both consume the same queues
   "invisible_timeout", // RocketMQ 5: the invisible duration ran out before the ack; the message came again
   "retry_after_failure", // first attempt failed after a side effect; the retry ran it again
   "dlq_replay", // a dead-lettered copy was resent (consumeMessageDirectly, shovel, x-death)

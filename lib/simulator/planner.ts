@@ -1,5 +1,5 @@
 import { MINUTE, SECOND } from "./clock.ts";
-import { crashInstance, scaleOutAndIn, type CrashMode } from "./model/membership.ts";
+import { crashInstance, scaleOutAndIn, startPair, type CrashMode } from "./model/membership.ts";
 import { resetOffsets } from "./model/offset-reset.ts";
 import { restartBroker } from "./model/broker-restart.ts";
 import { send, type SendOutcome, type TransactionPlan } from "./model/produce.ts";
@@ -94,6 +94,11 @@ export class Planner {
 
   crash(group: string, at: number, mode: CrashMode, restartAfterMs: number): void {
     crashInstance(this.sim, this.sim.group(group), at, mode, restartAfterMs);
+  }
+
+  /** Two processes join on one machine for `stayMs`; with `sharedName` they share one clientId. */
+  pair(group: string, at: number, stayMs: number, sharedName: string | undefined): void {
+    startPair(this.sim, this.sim.group(group), at, stayMs, sharedName);
   }
 
   /** An operator resets the group's offsets to `backMs` before `at` while it runs. */

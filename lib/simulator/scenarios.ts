@@ -132,6 +132,21 @@ const offsetRollback: Scenario = {
   },
 };
 
+const sharedClientId: Scenario = {
+  name: "shared_client_id",
+  summary: "two processes join on one machine with one instanceName, so one clientId: both consume the same queues (30 %: distinct clientIds)",
+  groups: [ORDER],
+  plan: (p, keys) => {
+    for (const count of episodes(keys, 24)) {
+      const joinAt = p.slot(ORDER, 150 * SECOND) + 15 * SECOND;
+      const stayMs = p.rng.int(80 * SECOND, 100 * SECOND);
+      // The hard negative: two pods on one host, each with its own clientId.
+      p.pair(ORDER, joinAt, stayMs, p.rng.chance(0.7) ? "order-paid-consumer" : undefined);
+      for (let i = 0; i < count; i++) p.send(ORDER, joinAt + p.rng.int(30 * SECOND, stayMs - 15 * SECOND), p.key(ORDER));
+    }
+  },
+};
+
 const consumeTimeout: Scenario = {
   name: "consume_timeout",
   summary: "a consume call hangs past consumeTimeout (15 min): sent back, the retry copy comes 10 s later",
@@ -273,6 +288,7 @@ export const SCENARIOS: readonly Scenario[] = [
   rebalance,
   ackLost,
   offsetRollback,
+  sharedClientId,
   delayedDoubleWrite,
   noDurableLayer,
   producerRetry,

@@ -260,21 +260,23 @@ probes:
     assert.deepEqual(await problemsOf(browser, seen), []);
   });
 
-  it("the group page lists an offset reset as one incident with the keys it explains, in both languages", async () => {
+  it("the group page lists an offset reset and a shared clientId as incidents with the keys they explain, in both languages", async () => {
     const seen = browser.problems.length;
     const page = await browser.newPage();
     await page.goto(`${server.url}/groups/cg_order_paid`);
-    const incident = page.locator('[data-testid="group-incident"]').first();
+    const shared = (await page.locator('[data-testid="group-incident"]', { hasText: "shared clientId" }).first().innerText()).replace(/\s+/g, " ");
+    assert.match(shared, /shared clientId: \d+ keys? consumed twice on \d+ queues?.*Two processes connected with the clientId 10\.0\.11\.\d+@order-paid-consumer/);
+    const incident = page.locator('[data-testid="group-incident"]', { hasText: "offset rollback" }).first();
     const text = (await incident.innerText()).replace(/\s+/g, " ");
-    assert.match(text, /UTC · offset rollback: \d+ keys? consumed again on \d+ queues?/);
+    assert.match(text, /UTC · offset rollback: \d+ keys? consumed twice on \d+ queues?/);
     assert.match(text, /Offsets reset back to .* UTC, requested from 10\.0\.9\.9:\d+\./);
     assert.match(text, /broker-[ab]:\d: offsets \d+–\d+ \(\d+ keys?\)/);
     const key = (await incident.locator("a").first().textContent()) ?? "";
     await Promise.all([page.waitForURL(`**/keys/${encodeURIComponent(key)}**`), incident.locator("a").first().click()]);
     assert.match(await page.locator("main").innerText(), /offset rollback/);
     await page.goto(`${server.url}/groups/cg_order_paid?lang=zh-CN`);
-    const zh = (await page.locator('[data-testid="group-incident"]').first().innerText()).replace(/\s+/g, " ");
-    assert.match(zh, /位点回滚：\d+ 个业务键被再次消费，涉及 \d+ 个队列/);
+    const zh = (await page.locator('[data-testid="group-incident"]', { hasText: "位点回滚" }).first().innerText()).replace(/\s+/g, " ");
+    assert.match(zh, /位点回滚：\d+ 个业务键被重复消费，涉及 \d+ 个队列/);
     assert.match(zh, /位点被重置回 .* UTC，由 10\.0\.9\.9:\d+ 发起。/);
     await assertAccessible(page, "a group's page in Chinese");
     assert.deepEqual(await problemsOf(browser, seen), []);

@@ -13,50 +13,56 @@ import { groupPage } from "../../lib/views/groups.ts";
 import { backends, useFreshStore } from "../helpers/stores.ts";
 
 /**
- * A group-wide incident end to end: the simulator's operator reset (resetOffsetByTime while cg_order_paid runs) in
- * its real files, through the collectors into the store and the diagnosis worker; the keys it made be consumed again
- * come back as one incident of the group in /api/v1/findings' read model and on the group page, and an alert rule on
- * the cause fires for exactly those keys.
+ * Group-wide incidents end to end: the simulator's operator reset (resetOffsetByTime while cg_order_paid runs) and
+ * its two processes sharing one clientId, in their real files, through the collectors into the store and the
+ * diagnosis worker; the keys each made be consumed twice come back as incidents of the group in /api/v1/findings'
+ * read model and on the group page, and an alert rule on the cause fires for exactly those keys.
  */
 
-const sim = runSimulation({ scenario: "offset_rollback", keys: 48, seed: 11 });
-const events: NormalizedEvent[] = sim.manifest.files.flatMap((f) => {
-  const file = sim.files.find((x) => x.path === f.path)!;
-  const parsed = parseLines(file.text, findFormat(f.format)!.open({ source: `${f.format}:${f.path}`, ...(f.instance === undefined ? {} : { instance: f.instance }) }));
-  assert.deepEqual(parsed.issues, [], f.path);
-  return parsed.events;
-});
-const rolledBack = new Set(sim.truth.duplicates.filter((d) => d.cause === "offset_rollback").map((d) => d.bizKey));
-const from = Math.min(...events.map((e) => e.ts));
-const to = Math.max(...events.map((e) => e.ts)) + 60_000;
+/** A scenario's files read by the collectors, its truth's keys of the cause, and the lines an incident may cite. */
+function story(scenario: "offset_rollback" | "shared_client_id", keys: number, seed: number) {
+  const sim = runSimulation({ scenario, keys, seed });
+  const events: NormalizedEvent[] = sim.manifest.files.flatMap((f) => {
+    const file = sim.files.find((x) => x.path === f.path)!;
+    const parsed = parseLines(file.text, findFormat(f.format)!.open({ source: `${f.format}:${f.path}`, ...(f.instance === undefined ? {} : { instance: f.instance }) }));
+    assert.deepEqual(parsed.issues, [], f.path);
+    return parsed.events;
+  });
+  const truth = sim.truth.duplicates.filter((d) => d.cause === scenario);
+  const anchors = new Set(events.filter((e) => (scenario === "offset_rollback" ? e.detail.action === "offset_reset" && e.detail.stage === "started" : e.detail.action === "connected")).map((e) => e.id));
+  return { scenario, events, truth, keys: new Set(truth.map((d) => d.bizKey)), anchors, from: Math.min(...events.map((e) => e.ts)), to: Math.max(...events.map((e) => e.ts)) + 60_000 };
+}
+
+const stories = [story("offset_rollback", 48, 11), story("shared_client_id", 300, 7)];
 
 for (const backend of backends) {
-  describe(`group-wide incidents on ${backend.name}`, () => {
-    const store = useFreshStore(backend);
+  for (const s of stories) {
+    describe(`group-wide incidents on ${backend.name}: ${s.scenario}`, () => {
+      const store = useFreshStore(backend);
 
-    it("an offset reset is one incident with the keys it explains, and a cause_count rule fires for them", async () => {
-      assert.ok(rolledBack.size >= 40, `${rolledBack.size} keys rolled back`);
-      await insertEvents(store().driver, events);
-      await drainQueue(store().driver);
+      it("one incident per cited line with exactly the keys it explains, and a cause_count rule fires for them", async () => {
+        assert.ok(s.keys.size >= 15, `${s.keys.size} keys of ${s.scenario}`);
+        await insertEvents(store().driver, s.events);
+        await drainQueue(store().driver);
 
-      const found = await findings(store().driver, { from, to, group: "cg_order_paid" });
-      const incidents = found.groups.flatMap((g) => g.episodes);
-      const resets = new Set(events.filter((e) => e.detail.action === "offset_reset" && e.detail.stage === "started").map((e) => e.id));
-      assert.ok(incidents.length >= 1 && incidents.every((i) => i.cause === "offset_rollback" && resets.has(i.eventId)), JSON.stringify(incidents.map((i) => i.eventId)));
-      const explained = new Set(incidents.flatMap((i) => i.sampleKeys));
-      assert.deepEqual([...explained].sort(), [...rolledBack].sort(), "every rolled-back key, and only those, under an incident");
-      assert.equal(incidents.reduce((n, i) => n + i.keys, 0), rolledBack.size);
-      for (const i of incidents) assert.ok(i.queues.length > 0 && i.queues.every((q) => q.fromOffset !== null && q.toOffset !== null && q.fromOffset <= q.toOffset), JSON.stringify(i.queues));
+        const found = await findings(store().driver, { from: s.from, to: s.to, group: "cg_order_paid" });
+        const incidents = found.groups.flatMap((g) => g.episodes).filter((i) => i.cause === s.scenario);
+        assert.ok(incidents.length >= 1 && incidents.every((i) => s.anchors.has(i.eventId)), JSON.stringify(incidents.map((i) => i.eventId)));
+        const explained = new Set(incidents.flatMap((i) => i.sampleKeys));
+        assert.deepEqual([...explained].sort(), [...s.keys].sort(), "every key of the cause, and only those, under an incident");
+        assert.equal(incidents.reduce((n, i) => n + i.keys, 0), s.keys.size);
+        for (const i of incidents) assert.ok(i.queues.length > 0 && i.queues.every((q) => q.fromOffset === null || q.toOffset === null || q.fromOffset <= q.toOffset), JSON.stringify(i.queues));
 
-      const page = await groupPage(store().driver, "cg_order_paid", { range: "custom", from, to, bucketMs: 60_000, group: "cg_order_paid", topic: null, cause: null }, "zh-CN");
-      assert.deepEqual(page.incidents.map((i) => i.eventId), incidents.map((i) => i.eventId));
+        const page = await groupPage(store().driver, "cg_order_paid", { range: "custom", from: s.from, to: s.to, bucketMs: 60_000, group: "cg_order_paid", topic: null, cause: null }, "zh-CN");
+        assert.deepEqual(page.incidents.map((i) => i.eventId), incidents.map((i) => i.eventId));
 
-      const rule = conditionSchema.parse({ kind: "cause_count", cause: "offset_rollback", threshold: 10, windowSeconds: Math.ceil((to - from) / 1000) });
-      const [measured] = await measure(store().driver, rule, to, to, ["group"]);
-      assert.deepEqual(measured?.labels, { group: "cg_order_paid" });
-      assert.equal(measured?.active, true);
-      assert.equal(measured?.value, sim.truth.duplicates.filter((d) => d.cause === "offset_rollback").length);
-      assert.ok(measured!.keys.length > 0 && measured!.keys.every((k) => rolledBack.has(k)), "the alert names keys of the incident");
+        const rule = conditionSchema.parse({ kind: "cause_count", cause: s.scenario, threshold: 10, windowSeconds: Math.ceil((s.to - s.from) / 1000) });
+        const [measured] = await measure(store().driver, rule, s.to, s.to, ["group"]);
+        assert.deepEqual(measured?.labels, { group: "cg_order_paid" });
+        assert.equal(measured?.active, true);
+        assert.equal(measured?.value, s.truth.length);
+        assert.ok(measured!.keys.length > 0 && measured!.keys.every((k) => s.keys.has(k)), "the alert names keys of the incident");
+      });
     });
-  });
+  }
 }

@@ -84,6 +84,8 @@ export const en: Language = {
     },
     offset_reset: (v, f) =>
       `the offsets of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} were reset${v.resetTo === null ? "" : ` back to ${f.t(v.resetTo)}`} at ${f.t(v.ts)}${v.by === null ? (v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`) : ` (requested from ${v.by})`}, between the two deliveries: what had been consumed since was consumed again`,
+    client_id_shared: (v, f) =>
+      `two processes on ${v.host} connected to the broker with the same clientId ${v.clientId} (from ${v.remotes[0]} and ${v.remotes[1]}, the second at ${f.t(v.ts)}): the broker took them for one member, so both were given the same queues and consumed the same messages (${f.i(v.instances[0])} and ${f.i(v.instances[1])})`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} went longer than max.poll.interval.ms between polls${v.exceededMs === null ? "" : ` (by ${f.d(v.exceededMs)})`} and was dropped from the group (logged at ${f.t(v.ts)}): its partitions went to other members`,
     offset_commit_failed: (v, f) =>
@@ -164,6 +166,8 @@ export const en: Language = {
     ack_lost_duplicates: (v) => `${v.count} duplicate(s) followed consumers that vanished without shutdown: find why they died (OOM kill, crash, network) and shut down cleanly`,
     consume_timeouts: (v, f) =>
       `${v.count} duplicate(s) came from consumption past consumeTimeout${v.peakConsumeMs === null ? "" : ` (peak ${f.d(v.peakConsumeMs)})`}: speed the consumer up or raise consumeTimeout`,
+    shared_client_ids: (v) =>
+      `${v.count} duplicate(s) came from two processes sharing one clientId: give every consumer process a unique instanceName (clients before 4.9.0 in containers with host networking all default to ip@1)`,
     offset_rollbacks: (v) =>
       `${v.count} duplicate(s) came from consumer offsets reset backwards (resetOffsetByTime, a restored broker, a recreated group): find who reset them, and keep dedup markers for longer than a reset may replay`,
     commit_failures: (v) =>
@@ -183,6 +187,7 @@ export const en: Language = {
     consume_timeout: "consume timeout",
     commit_failed: "offset commit failed",
     offset_rollback: "offset rollback",
+    shared_client_id: "shared clientId",
     invisible_timeout: "invisible time expired",
     retry_after_failure: "retry after failure",
     dlq_replay: "DLQ replay",

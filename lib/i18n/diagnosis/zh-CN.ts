@@ -84,6 +84,8 @@ export const zhCN: Language = {
     },
     offset_reset: (v, f) =>
       `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`,
+    client_id_shared: (v, f) =>
+      `${v.host} 上的两个进程以同一个 clientId ${v.clientId} 连接 broker（来自 ${v.remotes[0]} 和 ${v.remotes[1]}，第二个在 ${f.t(v.ts)}）：broker 把它们当作一个成员，两者分到相同的队列并消费了相同的消息（${f.i(v.instances[0])} 和 ${f.i(v.instances[1])}）`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} 两次 poll 之间的间隔超过了 max.poll.interval.ms${v.exceededMs === null ? "" : `（超出 ${f.d(v.exceededMs)}）`}，被移出消费组（记录于 ${f.t(v.ts)}）：它的分区交给了其他成员`,
     offset_commit_failed: (v, f) =>
@@ -161,6 +163,8 @@ export const zhCN: Language = {
     ack_lost_duplicates: (v) => `${v.count} 次重复发生在消费者未经 shutdown 就消失之后：排查其退出原因（OOM、崩溃、网络）并正常关闭`,
     consume_timeouts: (v, f) =>
       `${v.count} 次重复来自消费超过 consumeTimeout${v.peakConsumeMs === null ? "" : `（峰值 ${f.d(v.peakConsumeMs)}）`}：请加快消费或调大 consumeTimeout`,
+    shared_client_ids: (v) =>
+      `${v.count} 次重复来自共用一个 clientId 的两个进程：请为每个消费进程设置唯一的 instanceName（4.9.0 之前的客户端在 host 网络的容器里默认都是 ip@1）`,
     offset_rollbacks: (v) =>
       `${v.count} 次重复来自被回退的消费位点（resetOffsetByTime、broker 恢复、消费组重建）：请查明是谁重置的，并让去重标记的保留时间长于一次重置可能重放的范围`,
     commit_failures: (v) =>
@@ -180,6 +184,7 @@ export const zhCN: Language = {
     consume_timeout: "消费超时",
     commit_failed: "位点提交失败",
     offset_rollback: "位点回滚",
+    shared_client_id: "clientId 重复",
     invisible_timeout: "不可见时间到期",
     retry_after_failure: "失败后重试",
     dlq_replay: "死信重放",

@@ -200,11 +200,12 @@ export const en = {
     activityCut: (n: number, since: string) => `The range holds more than ${n.toLocaleString("en-US")} rebalance and lifecycle lines: the newest ones are shown, from ${since} UTC on.`,
     olderInstances: (n: number) => `${n} more processes, last seen earlier in the range, are not drawn.`,
     incidents: "Group-wide incidents",
-    incidentsNote: "One event that made many keys of the group be consumed again (an offset reset): each lists the keys it explains.",
+    incidentsNote: "One event that made many keys of the group be consumed twice (an offset reset, a clientId shared by two processes): each lists the keys it explains.",
     noIncidents: "No group-wide incident in this range.",
     incidentSummary: (cause: string, keys: number, queues: number) =>
-      `${cause}: ${keys.toLocaleString("en-US")} ${keys === 1 ? "key" : "keys"} consumed again${queues > 0 ? ` on ${queues} ${queues === 1 ? "queue" : "queues"}` : ""}`,
+      `${cause}: ${keys.toLocaleString("en-US")} ${keys === 1 ? "key" : "keys"} consumed twice${queues > 0 ? ` on ${queues} ${queues === 1 ? "queue" : "queues"}` : ""}`,
     resetDetail: (to: string | null, by: string | null) => `Offsets reset${to === null ? "" : ` back to ${to} UTC`}${by === null ? "" : `, requested from ${by}`}.`,
+    sharedDetail: (clientId: string, remotes: string) => `Two processes connected with the clientId ${clientId} (from ${remotes}).`,
     offsetRange: (queue: string, from: number | null, to: number | null, keys: number) =>
       `${queue}${from === null || to === null ? "" : `: offsets ${from}–${to}`} (${keys} ${keys === 1 ? "key" : "keys"})`,
     incidentKeys: (shown: number, all: number) => (shown < all ? `The first ${shown} of ${all.toLocaleString("en-US")} keys:` : "Keys:"),

@@ -86,6 +86,8 @@ function redeliveryOf(sim: Sim, instance: ConsumerInstance, copy: StoredCopy, di
   copy.lastPulledAt.set(group.name, sim.now);
   if (!previous) return undefined;
   if (group.lastResetAt !== undefined && pulledAt !== undefined && pulledAt < group.lastResetAt) return "offset_rollback";
+  // Another live process with this clientId was allocated the same queue: both consume it (startPair).
+  if (previous !== instance && previous.clientId === instance.clientId && previous.running) return "shared_client_id";
   return previous.state === "crashed" ? "ack_lost" : "rebalance";
 }
 

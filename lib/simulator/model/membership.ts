@@ -4,7 +4,7 @@ import type { ChannelView } from "../records.ts";
 import { BROKER_NAMES, DEFAULTS, retryTopic, type BrokerName } from "../topology.ts";
 import { persistOffsets, schedulePull } from "./consume.ts";
 import type { Sim } from "./sim.ts";
-import { ConsumerInstance, ProcessQueue, type BrokerState, type GroupState } from "./state.ts";
+import { ConsumerInstance, ProcessQueue, type BrokerState, type GroupState, type Host } from "./state.ts";
 import { dropTrace, flushTrace } from "./trace-dispatch.ts";
 
 /**
@@ -43,12 +43,33 @@ function upBrokers(sim: Sim): BrokerState[] {
 /** A consumer process starts (on `ip`, or the group's next host), registers with the brokers, then rebalances. */
 export function startInstance(sim: Sim, group: GroupState, at: number, ip?: string, onStarted?: (instance: ConsumerInstance) => void): void {
   sim.at(at, () => {
-    const host = sim.newHost(ip ?? `10.0.${group.spec.subnet}.${group.nextHost++}`);
-    const instance = new ConsumerInstance(group, host, sim.now, sim.rng);
-    sim.clientLine(instance, sim.now, { type: "factory_start", clientId: instance.clientId });
-    sim.clientLine(instance, sim.now + 1, { type: "consumer_start", group: group.name });
-    sim.at(sim.now + sim.rng.int(3, 12), () => register(sim, instance));
+    const instance = launch(sim, group, sim.newHost(ip ?? `10.0.${group.spec.subnet}.${group.nextHost++}`));
     onStarted?.(instance);
+  });
+}
+
+function launch(sim: Sim, group: GroupState, host: Host, instanceName?: string): ConsumerInstance {
+  const instance = new ConsumerInstance(group, host, sim.now, sim.rng, instanceName);
+  sim.clientLine(instance, sim.now, { type: "factory_start", clientId: instance.clientId });
+  sim.clientLine(instance, sim.now + 1, { type: "consumer_start", group: group.name });
+  sim.at(sim.now + sim.rng.int(3, 12), () => register(sim, instance));
+  return instance;
+}
+
+/**
+ * Two processes start on one new machine (host networking: one IP) and shut down gracefully `stayMs` later. With
+ * `sharedName` both set the same instanceName, so both have the clientId `ip@name`: the broker counts two channels
+ * of one clientId, the allocation gives both the same queues (and nobody the last share), and both consume every
+ * message of those queues. Without it, each has its pid in its clientId and they are two members like any others.
+ */
+export function startPair(sim: Sim, group: GroupState, at: number, stayMs: number, sharedName: string | undefined): void {
+  sim.at(at, () => {
+    const ip = `10.0.${group.spec.subnet}.${group.nextHost++}`;
+    const first = sim.newHost(ip);
+    for (const host of [first, sim.newHost(ip, first.skewMs)]) {
+      const instance = launch(sim, group, host, sharedName);
+      stopInstance(sim, instance, at + stayMs + sim.rng.int(0, 2000));
+    }
   });
 }
 

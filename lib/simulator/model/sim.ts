@@ -81,12 +81,13 @@ export class Sim {
     return this.ids++;
   }
 
-  /** A process on `ip` with a fresh pid and its own clock skew. */
-  newHost(ip: string): Host {
+  /** A process on `ip` with a fresh pid and its own clock skew (or `skewMs`: another process of the same machine). */
+  newHost(ip: string, skewMs?: number): Host {
     let pid = this.rng.int(1000, 65000);
     while (this.usedPids.has(pid)) pid = this.rng.int(1000, 65000);
     this.usedPids.add(pid);
-    return new Host(ip, pid, this.rng.int(-this.skewMs, this.skewMs), this.rng);
+    const skew = this.rng.int(-this.skewMs, this.skewMs);
+    return new Host(ip, pid, skewMs ?? skew, this.rng);
   }
 
   /** Schedules part of a message's story; the run lasts until none is left. */
@@ -154,7 +155,9 @@ export class Sim {
   dedupLine(instance: ConsumerInstance, record: Omit<DedupRecord, "ts" | "group" | "instance"> & { at: number }): void {
     const { at, ...rest } = record;
     const log = this.out.dedupLog(instance.dedupLog, instance.host.canonical);
-    log.records.push({ ts: instance.host.local(at), group: instance.group.name, instance: instance.clientId, ...rest });
+    // What the emitters write by default (lib/dedup-emitter, emitters/java): ip@pid, which also tells apart two
+    // processes that share a clientId.
+    log.records.push({ ts: instance.host.local(at), group: instance.group.name, instance: instance.host.canonical, ...rest });
   }
 
   /** Consumers send heartbeats every 30 s from their start; the last one at or before t. */

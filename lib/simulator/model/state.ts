@@ -215,8 +215,11 @@ export class ConsumerInstance {
     readonly host: Host,
     readonly startedAt: number,
     rng: Rng,
+    /** A configured instanceName (`ip@name` then, shared by every process on the host that sets it) instead of the pid. */
+    instanceName?: string,
   ) {
-    this.clientId = clientIdOf(host.ip, host.pid, rng.int(1e12, 9e12));
+    const nanotime = rng.int(1e12, 9e12);
+    this.clientId = instanceName === undefined ? clientIdOf(host.ip, host.pid, nanotime) : `${host.ip}@${instanceName}`;
     this.trace = { bornHost: `${host.ip}:${rng.int(32768, 60999)}`, pending: [], generation: 0 };
     const channel = () => ({ port: rng.int(32768, 60999), id: `0x${rng.hex(8).toLowerCase()}` });
     this.channels = { "broker-a": channel(), "broker-b": channel() };
@@ -273,7 +276,7 @@ export interface Delivery {
   /** consumeMessageDirectly (dashboard / DLQ resend): no consume trace. */
   direct: boolean;
   /** Set when the same stored copy was pulled before by this group: why it came again. */
-  redelivery?: "rebalance" | "ack_lost" | "offset_rollback";
+  redelivery?: "rebalance" | "ack_lost" | "offset_rollback" | "shared_client_id";
   effect: Effect;
   hitBy?: DedupLayer;
   passReason?: PassReason;
