@@ -322,7 +322,8 @@ function inferGroups(deliveries: Delivery[]): void {
 
 /**
  * Time order, corrected where clocks cannot be trusted: within the skew, a retry cannot precede the attempt it
- * retries, and a delivery that hit a marker came after the one that set it. Such a delivery is moved after the
+ * retries, a delivery that hit a marker came after the one that set it, and of two deliveries of one message that
+ * carry no retry round (spans), a failed one came before the one that succeeded (the failure brought it again). Such a delivery is moved after the
  * other one and says so (`reordered`). Only deliveries of one group are compared; groups are then merged by time.
  */
 function order(deliveries: Delivery[], skewMs: number): Delivery[] {
@@ -361,6 +362,7 @@ function mustFollow(a: Delivery, b: Delivery, before: readonly Delivery[], skewM
   if (b.start - a.start > skewMs || instanceRelation(a.instance, b.instance) === "same") return null;
   if (a.msgId !== null && a.msgId === b.msgId && a.retryTimes !== null && b.retryTimes !== null && a.retryTimes > b.retryTimes) return "retry_times";
   if (a.msgId !== null && a.msgId === b.msgId && a.retryTimes !== null && b.retryTimes !== null && a.retryTimes < b.retryTimes) return null;
+  if (a.msgId !== null && a.msgId === b.msgId && a.retryTimes === null && b.retryTimes === null && a.consume === "success" && b.consume === "failed") return "failure_first";
   // A layer hit on `a` that `b` passed, and no earlier delivery left a marker on: only b can have set the marker a
   // saw. An earlier attempt that released its marker after failing left none. (A local Bloom filter may pass both;
   // it does not count.)

@@ -124,7 +124,7 @@ export interface EvidenceValues {
   retry_skipped: { layer: string; instance: Instance; ts: number };
   never_executed: Record<string, never>;
   // ordering
-  reordered: { reason: "retry_times" | "dedup_order"; toleranceMs: number };
+  reordered: { reason: "retry_times" | "dedup_order" | "failure_first"; toleranceMs: number };
 }
 
 export type EvidenceCode = keyof EvidenceValues;

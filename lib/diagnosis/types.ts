@@ -118,7 +118,7 @@ export interface Delivery {
   startEventId: string;
   endEventId: string | null;
   /** Placed after the previous delivery although its clock said earlier: within the skew, causality decided. */
-  reordered?: "retry_times" | "dedup_order";
+  reordered?: "retry_times" | "dedup_order" | "failure_first";
   /** The business-table row (`dupscope probe`) this delivery wrote, by time and instance: its event id. */
   effectRows?: string[];
 }

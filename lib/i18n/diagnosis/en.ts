@@ -136,7 +136,9 @@ export const en: Language = {
     reordered: (v, f) =>
       v.reason === "retry_times"
         ? `the clocks put the two deliveries the other way round; retryTimes decided the order (clock tolerance ±${f.d(v.toleranceMs)})`
-        : `the clocks put the two deliveries the other way round; a hit must follow the pass that set the marker (clock tolerance ±${f.d(v.toleranceMs)})`,
+        : v.reason === "failure_first"
+          ? `the clocks put the two deliveries the other way round; the failed attempt must come before the redelivery it brought (clock tolerance ±${f.d(v.toleranceMs)})`
+          : `the clocks put the two deliveries the other way round; a hit must follow the pass that set the marker (clock tolerance ±${f.d(v.toleranceMs)})`,
   },
   missing: {
     no_pub_trace: (m) => `no Pub trace for msgId ${m.msgId ?? "?"}: producer tracing off?`,

@@ -135,7 +135,9 @@ export const zhCN: Language = {
     reordered: (v, f) =>
       v.reason === "retry_times"
         ? `按时钟两次投递的顺序相反；由 retryTimes 决定先后（时钟容差 ±${f.d(v.toleranceMs)}）`
-        : `按时钟两次投递的顺序相反；命中必然发生在设置标记的通过之后（时钟容差 ±${f.d(v.toleranceMs)}）`,
+        : v.reason === "failure_first"
+          ? `按时钟两次投递的顺序相反；失败的尝试必然发生在它引起的重投之前（时钟容差 ±${f.d(v.toleranceMs)}）`
+          : `按时钟两次投递的顺序相反；命中必然发生在设置标记的通过之后（时钟容差 ±${f.d(v.toleranceMs)}）`,
   },
   missing: {
     no_pub_trace: (m) => `msgId ${m.msgId ?? "?"} 没有 Pub 轨迹：生产者未开启消息轨迹？`,

@@ -166,6 +166,19 @@ for (const names of ["old", "new"] as const) {
       assert.deepEqual(verdicts(d), [["producer_retry", ["same_msg_id", "too_soon_for_redelivery"]]]);
     });
 
+    it("RocketMQ 5: a retry whose host's clock runs behind the failed attempt's is still put after it, and says so", () => {
+      const producer = process(10, RMQ5_SCOPE);
+      const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
+      const failing = process(201, RMQ5_SCOPE);
+      failing.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 2_500, end: T0 + 2_530, parent: send, status: { code: SpanStatusCode.ERROR }, attributes: rocketmq(names, "process") });
+      // Redelivered 1.2 s after the failure, on a host whose clock is 2 s behind.
+      const retrying = process(202, RMQ5_SCOPE);
+      retrying.span({ name: "pay-success process", kind: SpanKind.CONSUMER, start: T0 + 1_730, end: T0 + 1_750, parent: send, attributes: rocketmq(names, "process") });
+      const [v] = diagnose([producer, failing, retrying], "PAY-1").duplicates;
+      assert.equal(v?.cause, "retry_after_failure");
+      assert.equal(v?.evidence.find((e) => e.code === "reordered")?.values.reason, "failure_first");
+    });
+
     it("RocketMQ 5: a clean retry after a failed attempt stays a retry after failure, and 4.x spans never read as invisible time", () => {
       const producer = process(10, RMQ5_SCOPE);
       const send = producer.span({ name: "pay-success publish", kind: SpanKind.PRODUCER, start: T0, end: T0 + 2, attributes: rocketmq(names, "publish") });
