@@ -264,6 +264,9 @@ probes:
     const seen = browser.problems.length;
     const page = await browser.newPage();
     await page.goto(`${server.url}/groups/cg_order_paid`);
+    // Only the newest incident is open: unfold them all, as a reader would one by one.
+    const unfold = () => page.locator('[data-testid="group-incident"] details').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await unfold();
     const shared = (await page.locator('[data-testid="group-incident"]', { hasText: "shared clientId" }).first().innerText()).replace(/\s+/g, " ");
     assert.match(shared, /shared clientId: \d+ keys? consumed twice on \d+ queues?.*Two processes connected with the clientId 10\.0\.11\.\d+@order-paid-consumer/);
     const incident = page.locator('[data-testid="group-incident"]', { hasText: "offset rollback" }).first();
@@ -273,8 +276,9 @@ probes:
     assert.match(text, /broker-[ab]:\d: offsets \d+–\d+ \(\d+ keys?\)/);
     const key = (await incident.locator("a").first().textContent()) ?? "";
     await Promise.all([page.waitForURL(`**/keys/${encodeURIComponent(key)}**`), incident.locator("a").first().click()]);
-    assert.match(await page.locator("main").innerText(), /offset rollback/);
+    await page.locator("main", { hasText: "offset rollback" }).waitFor();
     await page.goto(`${server.url}/groups/cg_order_paid?lang=zh-CN`);
+    await unfold();
     const zh = (await page.locator('[data-testid="group-incident"]', { hasText: "位点回滚" }).first().innerText()).replace(/\s+/g, " ");
     assert.match(zh, /位点回滚：\d+ 个业务键被重复消费，涉及 \d+ 个队列/);
     assert.match(zh, /位点被重置回 .* UTC，由 10\.0\.9\.9:\d+ 发起。/);
