@@ -15,7 +15,7 @@ import { findFormat } from "../collectors/registry.ts";
 import type { LineResult } from "../collectors/types.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { instanceRelation } from "../lib/diagnosis/identity.ts";
-import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
+import { contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
 import { CONTEXT_ROW_LIMIT } from "../lib/queries/diagnosis-input.ts";
 import type { Delivery, KeyDiagnosis, Verdict } from "../lib/diagnosis/types.ts";
 import { CAUSES, OUTCOMES, type Cause, type Outcome } from "../lib/diagnosis/vocabulary.ts";
@@ -142,6 +142,8 @@ class EventIndex {
   private readonly keylessByMsgId = new Map<string, NormalizedEvent[]>();
   private readonly byGroup = new TimeIndex();
   private readonly byHost = new TimeIndex();
+  /** Rule 3's candidates: the lines naming a group's messageModel. */
+  private readonly models: NormalizedEvent[] = [];
 
   constructor(events: readonly NormalizedEvent[]) {
     for (const e of events) {
@@ -153,6 +155,7 @@ class EventIndex {
   }
 
   private addKeyless(e: NormalizedEvent): void {
+    if (isGroupModel(e)) this.models.push(e);
     if (e.msgId !== null) push(this.keylessByMsgId, e.msgId, e);
     if (e.group !== null) this.byGroup.add(e.group, e);
     else if (e.instance !== null) this.byHost.add(canonicalInstance(e.instance).host, e);
@@ -165,7 +168,7 @@ class EventIndex {
     return stableByTs([...own, ...named]);
   }
 
-  /** scope.ts, rule 2: keyless events of the key's groups and hosts within its window, as the store selects them. */
+  /** scope.ts, rules 2 and 3: keyless events of the key's groups and hosts within its window, and each group's model line. */
   context(events: NormalizedEvent[], scope: ContextScope): NormalizedEvent[] {
     const candidates = [
       ...scope.windows.flatMap((w) => [
@@ -173,7 +176,9 @@ class EventIndex {
         ...scope.hosts.flatMap((h) => this.byHost.range(h, w.from, w.to)),
       ]),
     ];
-    return stableByTs(contextOf(events, candidates));
+    const around = contextOf(events, candidates);
+    const seen = new Set(around.map((e) => e.id));
+    return stableByTs([...groupModelsOf(events, this.models).filter((e) => !seen.has(e.id)), ...around]);
   }
 }
 
@@ -435,6 +440,7 @@ const SHORT: Record<Predicted, string> = {
   commit_failed: "CF",
   offset_rollback: "OR",
   shared_client_id: "SC",
+  broadcast_consumption: "BC",
   invisible_timeout: "IT",
   retry_after_failure: "RF",
   dlq_replay: "DLQ",

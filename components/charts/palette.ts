@@ -14,6 +14,7 @@ export const CAUSE_COLORS: Record<Cause, string> = {
   commit_failed: "#b6992d",
   offset_rollback: "#d37295",
   shared_client_id: "#499894",
+  broadcast_consumption: "#a0cbe8",
   retry_after_failure: "#edc948",
   dlq_replay: "#76b7b2",
   delayed_double_write: "#ff9da7",

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { diagnoseKey } from "../diagnosis/diagnose.ts";
 import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
+import { countsAsDuplicate } from "../diagnosis/vocabulary.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { foldJournal } from "../store/ingest-journal.ts";
@@ -55,7 +56,8 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   if (keys.length === 0) return;
   await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [keys]);
   if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
-  const verdicts = results.flatMap((r) => r.diagnosis.duplicates.map((v, i) => verdictRow(r.input.bizKey, v, i, r.diagnosis)));
+  // The verdicts table feeds the overview, the duplicates list, alerts and metrics: by-design consumptions stay out.
+  const verdicts = results.flatMap((r) => r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis)] : [])));
   if (verdicts.length > 0) {
     const col = <T>(pick: (v: (typeof verdicts)[number]) => T) => verdicts.map(pick);
     await driver.run(
@@ -82,7 +84,7 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
       topics: toArrayLiteral(uniq(input.events.map((e) => e.topic))),
       firstTs: String(Math.min(...ts)),
       lastTs: String(Math.max(...ts)),
-      duplicates: diagnosis.duplicates.length,
+      duplicates: diagnosis.duplicates.filter(countsAsDuplicate).length,
       leaked: diagnosis.duplicates.filter((v) => v.outcome === "leaked").length,
       lost: diagnosis.lost.length,
       normalRetries: diagnosis.normalRetries.length,

@@ -12,6 +12,7 @@ import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
 import { offsetRollback } from "./rules/offset-rollback.ts";
 import { sharedClientId } from "./rules/shared-client-id.ts";
+import { broadcastConsumption } from "./rules/broadcast.ts";
 import { consumeTimeout } from "./rules/consume-timeout.ts";
 import { delayedDoubleWrite } from "./rules/delayed-double-write.ts";
 import { dlqReplay } from "./rules/dlq-replay.ts";
@@ -45,6 +46,7 @@ const CAUSE_RULES: readonly CauseRule[] = [
   commitFailed,
   offsetRollback,
   sharedClientId,
+  broadcastConsumption,
   invisibleTimeout,
   retryAfterFailure,
   dlqReplay,

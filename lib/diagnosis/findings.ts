@@ -2,7 +2,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { gatherEpisodes, GROUP_LEVEL, type Episode, type EpisodeMember } from "./episodes.ts";
 import { action } from "./sources.ts";
 import type { KeyDiagnosis, Verdict } from "./types.ts";
-import { CAUSES, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, type Defect } from "./vocabulary.ts";
+import { CAUSES, countsAsDuplicate, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, type Defect } from "./vocabulary.ts";
 
 /**
  * Aggregates over many keys, per consumer group and topic: how often keys are duplicated, why, whether the dedup
@@ -114,6 +114,7 @@ export function summarizeFindings(input: FindingsInput): GroupFindings[] {
     }
     const topicOf = (group: string | null) => k.groups.find((g) => g.group === group)?.topic ?? null;
     for (const v of k.duplicates) {
+      if (!countsAsDuplicate(v)) continue;
       const row = rowFor(v.group, topicOf(v.group));
       row.verdicts.push(v);
       row.keys.add(k.bizKey);

@@ -14,6 +14,9 @@ import { canonicalInstance } from "../events/instance.ts";
  *    (a DLQ replay, a delayed message, a resend the next morning) reads the minutes around each of them, not every
  *    rebalance of its group in between: those explain nothing about either delivery, and on a 10M-event store such
  *    keys read up to 7,000 lines.
+ * 3. The group's consumption model: for each of the key's groups, the newest keyless line naming its messageModel
+ *    (the broker's `new consumer connected, group: G … BROADCASTING`) at or before the key's last event, however
+ *    long ago: consumers log it only when they start, and it decides whether a second consumption is by design.
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;
@@ -72,4 +75,23 @@ export function contextOf(keyEvents: readonly NormalizedEvent[], candidates: rea
   if (!scope) return [];
   const own = new Set(keyEvents.map((e) => e.id));
   return candidates.filter((e) => !own.has(e.id) && inContext(e, scope));
+}
+
+/** Rule 3's lines: keyless, of a group, naming how the group consumes. */
+export function isGroupModel(e: NormalizedEvent): boolean {
+  return e.bizKey === null && e.group !== null && e.kind === "instance_lifecycle" && typeof e.detail.messageModel === "string";
+}
+
+/** Rule 3: per group of the key, the newest model line among `candidates` at or before the key's last event. */
+export function groupModelsOf(keyEvents: readonly NormalizedEvent[], candidates: readonly NormalizedEvent[]): NormalizedEvent[] {
+  const scope = contextScope(keyEvents);
+  if (!scope) return [];
+  const last = Math.max(...keyEvents.map((e) => e.ts));
+  const newest = new Map<string, NormalizedEvent>();
+  for (const e of candidates) {
+    if (!isGroupModel(e) || e.ts > last || !scope.groups.includes(e.group!)) continue;
+    const seen = newest.get(e.group!);
+    if (seen === undefined || e.ts > seen.ts) newest.set(e.group!, e);
+  }
+  return [...newest.values()];
 }

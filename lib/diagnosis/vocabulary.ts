@@ -12,6 +12,7 @@ export const CAUSES = [
   "commit_failed", // Kafka: the consumer outlived max.poll.interval.ms, left the group, its offset commit was refused
   "offset_rollback", // the group's committed offsets went backwards (an operator's reset, a restore): consumed again
   "shared_client_id", // two processes with one RocketMQ clientId: the broker sees one member, both consume the same queues
+  "broadcast_consumption", // a BROADCASTING group gives every message to every instance: by design, not a fault
   "invisible_timeout", // RocketMQ 5: the invisible duration ran out before the ack; the message came again
   "retry_after_failure", // first attempt failed after a side effect; the retry ran it again
   "dlq_replay", // a dead-lettered copy was resent (consumeMessageDirectly, shovel, x-death)
@@ -20,6 +21,15 @@ export const CAUSES = [
   "unknown",
 ] as const;
 export type Cause = (typeof CAUSES)[number];
+
+/**
+ * Whether a verdict counts as a duplicate in the overview, the duplicates list, alerts and findings: a broadcasting
+ * group consumes each message on every instance by design, which is a duplicate only when a dedup layer let a second
+ * business effect through.
+ */
+export function countsAsDuplicate(v: { cause: Cause; outcome: Outcome }): boolean {
+  return v.cause !== "broadcast_consumption" || v.outcome === "leaked";
+}
 
 export const DEDUP_LAYERS = ["bloom", "redis", "db", "state"] as const;
 export type DedupLayer = (typeof DEDUP_LAYERS)[number];

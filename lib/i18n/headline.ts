@@ -26,6 +26,7 @@ const TELLING: Partial<Record<Cause, EvidenceCode[]>> = {
   commit_failed: ["offset_commit_failed", "poll_interval_exceeded"],
   offset_rollback: ["offset_reset"],
   shared_client_id: ["client_id_shared"],
+  broadcast_consumption: ["broadcasting_group"],
   invisible_timeout: ["receipt_handle_expired", "redelivered_while_processing", "redelivered_without_failure"],
   retry_after_failure: ["effect_before_failure", "consume_failed"],
   dlq_replay: ["consumed_directly", "retries_exhausted", "dlq_topic"],

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { contextOf, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
+import { contextOf, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
@@ -38,6 +38,17 @@ const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
     ${windowContext("e.group_name IS NULL AND ltrim(e.instance) LIKE ANY($4::text[])")}
     WHERE w.group_name IS NULL`;
+
+/**
+ * Rule 3 (scope.ts): the newest few model lines of each group up to the batch's last event, on the partial index
+ * events_group_model_idx (only lines that name a messageModel are in it); groupModelsOf picks each key's.
+ */
+const MODEL_LINES_PER_GROUP = 20;
+const MODELS_SQL = `SELECT c.* FROM unnest($1::text[]) AS g(group_name)
+    CROSS JOIN LATERAL (
+      SELECT ${EVENT_SELECT} FROM events e
+      WHERE e.biz_key IS NULL AND e.group_name = g.group_name AND e.detail ? 'messageModel' AND e.ts <= $2
+      ORDER BY e.ts DESC LIMIT ${MODEL_LINES_PER_GROUP}) c`;
 
 /**
  * Keyless events without a group belong to a key's context only from its hosts (scope.ts). A host is always a
@@ -117,10 +128,18 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
   }
 
   const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
-  const { context, truncated } = await loadContext(driver, mergedWindows([...scopes.values()]), hosts);
+  const groups = [...new Set([...scopes.values()].flatMap((scope) => scope.groups))];
+  const lastTs = Math.max(...[...keyEvents.values()].flat().map((e) => e.ts));
+  const [{ context, truncated }, models] = await Promise.all([
+    loadContext(driver, mergedWindows([...scopes.values()]), hosts),
+    groups.length === 0 ? Promise.resolve([]) : driver.query<EventRowSql>(MODELS_SQL, [groups, lastTs]).then((rows) => rows.map(eventFromSql)),
+  ]);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];
-    return [{ bizKey, events, context: contextOf(events, context), contextTruncated: truncated }];
+    const around = contextOf(events, context);
+    const seen = new Set(around.map((e) => e.id));
+    const model = groupModelsOf(events, models).filter((e) => !seen.has(e.id));
+    return [{ bizKey, events, context: [...model, ...around].sort(byTime), contextTruncated: truncated }];
   });
 }

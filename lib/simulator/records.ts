@@ -63,7 +63,7 @@ export interface ChannelView {
 }
 
 export type BrokerEvent =
-  | { type: "consumer_connected"; group: string; channel: ChannelView }
+  | { type: "consumer_connected"; group: string; messageModel: "CLUSTERING" | "BROADCASTING"; channel: ChannelView }
   | { type: "consumer_unregistered"; group: string; channel: ChannelView }
   | { type: "channel_inactive"; group: string; channel: ChannelView }
   | { type: "channel_expired"; group: string; remoteAddr: string }

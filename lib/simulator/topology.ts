@@ -82,6 +82,8 @@ export interface GroupSpec {
   asyncBusinessMs?: readonly [number, number];
   producer: string;
   error: string;
+  /** BROADCASTING: every instance takes every queue and consumes every message (default CLUSTERING). */
+  messageModel?: "BROADCASTING";
 }
 
 const REDIS_DAY = { layer: "redis", keyOn: "bizKey", ttlMs: 24 * HOUR, atomic: true, releaseOnFailure: true } as const;
@@ -229,6 +231,37 @@ export const GROUPS: readonly GroupSpec[] = [
     businessMs: [30, 120],
     producer: "pg_marketing",
     error: "com.example.sms.ProviderException: rate limited",
+  },
+  {
+    // The hard negative of broadcast_consumption: a CLUSTERING group on the topic a BROADCASTING group reads.
+    name: "cg_config_audit",
+    topic: "config_changed",
+    tags: "config",
+    keyPrefix: "CFG",
+    markerPrefix: "config_audit",
+    subnet: 21,
+    instances: 2,
+    stack: [REDIS_DAY, { layer: "db" }],
+    dedupLog: true,
+    businessMs: [5, 40],
+    producer: "pg_marketing",
+    error: "org.springframework.dao.QueryTimeoutException: config_audit insert timed out",
+  },
+  {
+    // Each instance refreshes its local cache from every change: BROADCASTING, no dedup (a refresh is idempotent).
+    name: "cg_config_cache",
+    topic: "config_changed",
+    tags: "config",
+    keyPrefix: "CFG",
+    markerPrefix: "config_cache",
+    subnet: 22,
+    instances: 2,
+    stack: [],
+    dedupLog: false,
+    businessMs: [1, 5],
+    producer: "pg_marketing",
+    error: "java.lang.IllegalStateException: cache reload failed",
+    messageModel: "BROADCASTING",
   },
 ];
 

@@ -11,6 +11,7 @@ import type { DetailValue, NormalizedEvent } from "../../lib/events/model.ts";
 export const T0 = Date.UTC(2026, 10, 30, 12, 0, 0, 0);
 export const SEC = 1000;
 export const MIN = 60_000;
+export const HOUR = 3_600_000;
 
 let counter = 0;
 

@@ -86,6 +86,8 @@ export const en: Language = {
       `the offsets of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} were reset${v.resetTo === null ? "" : ` back to ${f.t(v.resetTo)}`} at ${f.t(v.ts)}${v.by === null ? (v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`) : ` (requested from ${v.by})`}, between the two deliveries: what had been consumed since was consumed again`,
     client_id_shared: (v, f) =>
       `two processes on ${v.host} connected to the broker with the same clientId ${v.clientId} (from ${v.remotes[0]} and ${v.remotes[1]}, the second at ${f.t(v.ts)}): the broker took them for one member, so both were given the same queues and consumed the same messages (${f.i(v.instances[0])} and ${f.i(v.instances[1])})`,
+    broadcasting_group: (v, f) =>
+      `group ${v.group} consumes in BROADCASTING mode (${f.i(v.instance)} connected with it at ${f.t(v.ts)}): every instance receives every message, so the second consumption on another instance is by design`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} went longer than max.poll.interval.ms between polls${v.exceededMs === null ? "" : ` (by ${f.d(v.exceededMs)})`} and was dropped from the group (logged at ${f.t(v.ts)}): its partitions went to other members`,
     offset_commit_failed: (v, f) =>
@@ -190,6 +192,7 @@ export const en: Language = {
     commit_failed: "offset commit failed",
     offset_rollback: "offset rollback",
     shared_client_id: "shared clientId",
+    broadcast_consumption: "broadcast consumption (by design)",
     invisible_timeout: "invisible time expired",
     retry_after_failure: "retry after failure",
     dlq_replay: "DLQ replay",

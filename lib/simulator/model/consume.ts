@@ -85,6 +85,8 @@ function redeliveryOf(sim: Sim, instance: ConsumerInstance, copy: StoredCopy, di
   copy.lastPulledBy.set(group.name, instance);
   copy.lastPulledAt.set(group.name, sim.now);
   if (!previous) return undefined;
+  // Every member of a broadcasting group pulls every copy: another member's pull is the design, not a redelivery.
+  if (group.spec.messageModel === "BROADCASTING" && previous !== instance) return "broadcast_consumption";
   if (group.lastResetAt !== undefined && pulledAt !== undefined && pulledAt < group.lastResetAt) return "offset_rollback";
   // Another live process with this clientId was allocated the same queue: both consume it (startPair).
   if (previous !== instance && previous.clientId === instance.clientId && previous.running) return "shared_client_id";

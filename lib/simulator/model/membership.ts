@@ -78,7 +78,7 @@ function register(sim: Sim, instance: ConsumerInstance): void {
   const group = instance.group;
   const brokers = upBrokers(sim);
   for (const broker of brokers) {
-    sim.brokerLine(broker, "broker", sim.now + sim.rng.int(0, 3), { type: "consumer_connected", group: group.name, channel: channelView(instance, broker, sim.now, false) });
+    sim.brokerLine(broker, "broker", sim.now + sim.rng.int(0, 3), { type: "consumer_connected", group: group.name, messageModel: group.spec.messageModel ?? "CLUSTERING", channel: channelView(instance, broker, sim.now, false) });
   }
   group.members.push(instance);
   notifyMembers(sim, group, sim.now, brokers, instance);
@@ -107,9 +107,11 @@ export function rebalance(sim: Sim, instance: ConsumerInstance): void {
   const group = instance.group;
   if (!instance.running || !group.members.includes(instance)) return;
   const cids = group.cids();
-  for (const topic of [group.spec.topic, retryTopic(group.name)]) {
+  // BROADCASTING takes every queue of the topic and has no retry topic (a failed broadcast is not sent back).
+  const broadcasting = group.spec.messageModel === "BROADCASTING";
+  for (const topic of broadcasting ? [group.spec.topic] : [group.spec.topic, retryTopic(group.name)]) {
     const mqAll = sim.topicQueues(topic);
-    const wanted = allocateAveragely(mqAll, cids, instance.clientId);
+    const wanted = broadcasting ? mqAll : allocateAveragely(mqAll, cids, instance.clientId);
     const wantedKeys = new Set(wanted.map(queueKey));
     let changed = false;
     for (const pq of [...instance.pqs.values()]) {
@@ -122,7 +124,8 @@ export function rebalance(sim: Sim, instance: ConsumerInstance): void {
       addQueue(sim, instance, ref);
       changed = true;
     }
-    if (changed) {
+    // BROADCASTING prints no result line (RebalanceImpl logs `messageQueueChanged` instead).
+    if (changed && !broadcasting) {
       sim.clientLine(instance, sim.now, { type: "rebalance_result", group: group.name, topic, clientId: instance.clientId, mqAllSize: mqAll.length, cidAllSize: cids.length, queues: wanted });
     }
   }
@@ -242,7 +245,7 @@ export function reRegisterAll(sim: Sim, broker: BrokerState): void {
       sim.at(nextTick(member.phases.heartbeat, DEFAULTS.heartbeatIntervalMs, sim.now), () => {
         if (!member.running || !broker.up) return;
         member.channels[broker.name] = { port: sim.rng.int(32768, 60999), id: `0x${sim.rng.hex(8).toLowerCase()}` };
-        sim.brokerLine(broker, "broker", sim.now, { type: "consumer_connected", group: group.name, channel: channelView(member, broker, sim.now, false) });
+        sim.brokerLine(broker, "broker", sim.now, { type: "consumer_connected", group: group.name, messageModel: group.spec.messageModel ?? "CLUSTERING", channel: channelView(member, broker, sim.now, false) });
         notifyMembers(sim, group, sim.now, [broker], member);
       });
     }

@@ -276,7 +276,7 @@ export interface Delivery {
   /** consumeMessageDirectly (dashboard / DLQ resend): no consume trace. */
   direct: boolean;
   /** Set when the same stored copy was pulled before by this group: why it came again. */
-  redelivery?: "rebalance" | "ack_lost" | "offset_rollback" | "shared_client_id";
+  redelivery?: "rebalance" | "ack_lost" | "offset_rollback" | "shared_client_id" | "broadcast_consumption";
   effect: Effect;
   hitBy?: DedupLayer;
   passReason?: PassReason;

@@ -10,7 +10,7 @@ function parts(event: BrokerEvent): { level: string; thread: string; message: st
       return {
         level: "INFO",
         thread: `HeartbeatThread_${(Number(event.channel.remoteAddr.split(":")[1]) % 8) + 1}`,
-        message: `new consumer connected, group: ${event.group} CONSUME_PASSIVELY CLUSTERING channel: ${channelText(event.channel)}`,
+        message: `new consumer connected, group: ${event.group} CONSUME_PASSIVELY ${event.messageModel} channel: ${channelText(event.channel)}`,
       };
     case "consumer_unregistered":
       return { level: "INFO", thread: "ClientManageThread_1", message: `unregister a consumer[${event.group}] from consumerGroupInfo ${channelText(event.channel)}` };

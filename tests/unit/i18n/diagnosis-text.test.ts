@@ -48,6 +48,7 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   partition_lost: { queue: "order-paid-3", instance: A, ts },
   consume_timed_out: { instance: A, ts, costMs: 900_230, via: "trace" },
   poll_interval_exceeded: { instance: A, ts, exceededMs: 41_250 },
+  broadcasting_group: { group: "cg_config_cache", instance: B, ts },
   client_id_shared: { clientId: "10.0.11.20@order-paid-consumer", host: "10.0.11.20", remotes: ["10.0.11.20:48864", "10.0.11.20:51202"], ts, instances: ["10.0.11.20@4242", "10.0.11.20@5151"] },
   offset_reset: { instance: null, ts, group: "cg_order_paid", topic: "order_paid", resetTo: ts - 90_000, by: "10.0.9.9:57522" },
   offset_commit_failed: { instance: A, ts, queue: "order-paid-3", offset: 6536, membershipLost: true },
