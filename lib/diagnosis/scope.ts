@@ -16,7 +16,8 @@ import { canonicalInstance } from "../events/instance.ts";
  *    keys read up to 7,000 lines.
  * 3. The group's consumption model: for each of the key's groups, the newest keyless line naming its messageModel
  *    (the broker's `new consumer connected, group: G … BROADCASTING`) at or before the key's last event, however
- *    long ago: consumers log it only when they start, and it decides whether a second consumption is by design.
+ *    long ago (ties on time broken by the greatest id): consumers log it only when they connect, and it decides
+ *    whether a second consumption is by design.
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;
@@ -90,8 +91,9 @@ export function groupModelsOf(keyEvents: readonly NormalizedEvent[], candidates:
   const newest = new Map<string, NormalizedEvent>();
   for (const e of candidates) {
     if (!isGroupModel(e) || e.ts > last || !scope.groups.includes(e.group!)) continue;
+    // Lines of one second (two brokers, several consumers) tie: the greatest id decides, as in the store's SQL.
     const seen = newest.get(e.group!);
-    if (seen === undefined || e.ts > seen.ts) newest.set(e.group!, e);
+    if (seen === undefined || e.ts > seen.ts || (e.ts === seen.ts && e.id > seen.id)) newest.set(e.group!, e);
   }
   return [...newest.values()];
 }

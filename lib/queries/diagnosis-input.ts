@@ -40,15 +40,14 @@ const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
     WHERE w.group_name IS NULL`;
 
 /**
- * Rule 3 (scope.ts): the newest few model lines of each group up to the batch's last event, on the partial index
- * events_group_model_idx (only lines that name a messageModel are in it); groupModelsOf picks each key's.
+ * Rule 3 (scope.ts): for each (group, key's last event) of the batch, the newest model line of the group up to then,
+ * one probe of the partial index events_group_model_idx each (only lines that name a messageModel are in it).
  */
-const MODEL_LINES_PER_GROUP = 20;
-const MODELS_SQL = `SELECT c.* FROM unnest($1::text[]) AS g(group_name)
+const MODELS_SQL = `SELECT DISTINCT ON (c.id) c.* FROM unnest($1::text[], $2::bigint[]) AS g(group_name, until_ts)
     CROSS JOIN LATERAL (
       SELECT ${EVENT_SELECT} FROM events e
-      WHERE e.biz_key IS NULL AND e.group_name = g.group_name AND e.detail ? 'messageModel' AND e.ts <= $2
-      ORDER BY e.ts DESC LIMIT ${MODEL_LINES_PER_GROUP}) c`;
+      WHERE e.biz_key IS NULL AND e.group_name = g.group_name AND e.detail ? 'messageModel' AND e.ts <= g.until_ts
+      ORDER BY e.ts DESC, e.id COLLATE "C" DESC LIMIT 1) c`;
 
 /**
  * Keyless events without a group belong to a key's context only from its hosts (scope.ts). A host is always a
@@ -128,11 +127,16 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
   }
 
   const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
-  const groups = [...new Set([...scopes.values()].flatMap((scope) => scope.groups))];
-  const lastTs = Math.max(...[...keyEvents.values()].flat().map((e) => e.ts));
+  const probes = new Map<string, [string, number]>();
+  for (const [key, scope] of scopes) {
+    const last = Math.max(...keyEvents.get(key)!.map((e) => e.ts));
+    for (const group of scope.groups) probes.set(`${group}\u0000${last}`, [group, last]);
+  }
   const [{ context, truncated }, models] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts),
-    groups.length === 0 ? Promise.resolve([]) : driver.query<EventRowSql>(MODELS_SQL, [groups, lastTs]).then((rows) => rows.map(eventFromSql)),
+    probes.size === 0
+      ? Promise.resolve([])
+      : driver.query<EventRowSql>(MODELS_SQL, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),
   ]);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);

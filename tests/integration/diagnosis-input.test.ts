@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
-import { contextOf, msgIdsOf } from "../../lib/diagnosis/scope.ts";
+import { contextOf, groupModelsOf, msgIdsOf } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
@@ -44,7 +44,9 @@ for (const backend of backends) {
       const own = all.filter((e) => e.bizKey === bizKey);
       const named = new Set(msgIdsOf(own));
       const events = [...own, ...all.filter((e) => e.bizKey === null && e.msgId !== null && named.has(e.msgId))];
-      return { events: ids(events), context: ids(contextOf(events, all.filter((e) => e.bizKey === null))) };
+      const keyless = all.filter((e) => e.bizKey === null);
+      const context = new Map([...contextOf(events, keyless), ...groupModelsOf(events, keyless)].map((e) => [e.id, e]));
+      return { events: ids(events), context: ids([...context.values()]) };
     }
 
     it("a key read alone gets exactly scope.ts's events and context", async () => {

@@ -85,6 +85,7 @@ for (const backend of backends) {
       const rows = await store.driver.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname`);
       assert.deepEqual(rows.map((r) => r.indexname), [
         "events_biz_key_ts_idx",
+        "events_group_model_idx",
         "events_group_name_ts_idx",
         "events_keyless_group_ts_idx",
         "events_msg_id_idx",
