@@ -1,5 +1,5 @@
 import type { Cause } from "../../diagnosis/vocabulary.ts";
-import { SIM_EPOCH } from "../clock.ts";
+import { gmt8, SIM_EPOCH } from "../clock.ts";
 import { Rng } from "../random.ts";
 import type { DuplicateTruth } from "../truth.ts";
 import type { SimFile } from "../writers/files.ts";
@@ -556,7 +556,7 @@ function clientLogFiles(c: Cluster): SimFile[] {
       const rocketmq = p.logStyle === "rocketmq5";
       const text = [...lines]
         .sort((a, b) => a.at - b.at)
-        .map((l) => (rocketmq ? `${logStamp(l.at + 8 * 3_600_000).replace(",", ".")} ${l.level.padEnd(5)} [${p.resource["process.pid"]}] [${l.thread}] [${l.logger}] - ${l.message}` : `${logStamp(l.at)} ${l.level.padEnd(5)} [${l.thread}] ${l.logger} - ${l.message}`));
+        .map((l) => (rocketmq ? `${gmt8(l.at, "ms")} ${l.level.padEnd(5)} [${p.resource["process.pid"]}] [${l.thread}] [${l.logger}] - ${l.message}` : `${logStamp(l.at)} ${l.level.padEnd(5)} [${l.thread}] ${l.logger} - ${l.message}`));
       const name = p.instance.replace(/[^A-Za-z0-9.-]+/g, "_");
       return rocketmq
         ? { path: `rocketmq/${name}.log`, format: "rocketmq-client-log", instance: p.instance, lines: text.length, text: `${text.join("\n")}\n` }

@@ -8,6 +8,7 @@ import { contextOf, groupModelsOf } from "../../../lib/diagnosis/scope.ts";
 import { countsAsDuplicate } from "../../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { HOUR, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 /**
@@ -16,12 +17,8 @@ import { HOUR, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
  * CLUSTERING group on the same topic; by design, so it counts as a duplicate only when a dedup layer leaked.
  */
 
-function brokerTime(at: number): string {
-  return new Date(T0 + at + 8 * HOUR).toISOString().replace("T", " ").slice(0, 19);
-}
-
 function connected(at: number, group: string, model: "BROADCASTING" | "CLUSTERING", host: string): NormalizedEvent[] {
-  const line = `${brokerTime(at)} INFO HeartbeatThread_2 - new consumer connected, group: ${group} CONSUME_PASSIVELY ${model} channel: ClientChannelInfo [channel=[id: 0x2f1c9a07, L:/10.0.0.2:10911 - R:/${host}:40112], clientId=${host}@3117, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
+  const line = `${gmt8(T0 + at, "s")} INFO HeartbeatThread_2 - new consumer connected, group: ${group} CONSUME_PASSIVELY ${model} channel: ClientChannelInfo [channel=[id: 0x2f1c9a07, L:/10.0.0.2:10911 - R:/${host}:40112], clientId=${host}@3117, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
   const parsed = parseLines(line, openBrokerLog({ source: "rocketmq-broker-log:broker-a.log", instance: "broker-a" }));
   assert.deepEqual(parsed.issues, []);
   return parsed.events;

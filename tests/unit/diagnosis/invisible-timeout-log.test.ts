@@ -5,6 +5,7 @@ import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { dedup, SEC, T0 } from "../../helpers/diagnosis-events.ts";
 
 /**
@@ -21,8 +22,7 @@ const B = "ledger-1@5151";
 
 /** The 5.x client's pattern: `%d{yyy-MM-dd HH:mm:ss.SSS,GMT+8} %-5p [%pid] [%t] [%logger{12}#%M:%L] - %m`. */
 function clientLog(at: number, message: string, clientId = `${A}@0@lk3h2x1q8`): NormalizedEvent[] {
-  const gmt8 = new Date(T0 + at + 8 * 3_600_000).toISOString().replace("T", " ").replace("Z", "");
-  const line = `${gmt8} ERROR [4242] [RocketmqClientScheduler-1] [o.a.r.c.j.i.c.ProcessQueueImpl#lambda$ackMessage0$10:656] - ${message.replace("{clientId}", clientId)}`;
+  const line = `${gmt8(T0 + at, "ms")} ERROR [4242] [RocketmqClientScheduler-1] [o.a.r.c.j.i.c.ProcessQueueImpl#lambda$ackMessage0$10:656] - ${message.replace("{clientId}", clientId)}`;
   const parsed = parseLines(line, openClientLog({ source: "rocketmq-client-log:ledger-0.log" }));
   assert.deepEqual(parsed.issues, []);
   assert.equal(parsed.events.length, 1, line);

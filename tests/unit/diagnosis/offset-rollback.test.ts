@@ -7,6 +7,7 @@ import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { summarizeFindings } from "../../../lib/diagnosis/findings.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { client, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 /**
@@ -19,12 +20,6 @@ const GROUP = "cg_order_paid";
 const KEY = "PAY-20261130-000042";
 const MSG = "0A000005303918B4AAC27A1C3A900042";
 
-/** Broker time to the second, GMT+8; client time in the 5.x remoting pattern. */
-function gmt8(at: number, ms: boolean): string {
-  const text = new Date(T0 + at + 8 * 3_600_000).toISOString().replace("T", " ").replace("Z", "");
-  return ms ? text : text.slice(0, 19);
-}
-
 function read(open: LineParser, lines: string[]): NormalizedEvent[] {
   const parsed = parseLines(lines.join("\n"), open);
   assert.deepEqual(parsed.issues, []);
@@ -35,12 +30,12 @@ function read(open: LineParser, lines: string[]): NormalizedEvent[] {
 const resetTo = T0 + 5 * SEC - 90 * SEC;
 const brokerLines = (at: number, to = resetTo) =>
   read(openBrokerLog({ source: "rocketmq-broker-log:broker-a.log", instance: "broker-a" }), [
-    `${gmt8(at, false)} INFO AdminBrokerThread_4 - [reset-offset] reset offset started by 10.0.9.9:57522. topic=order_paid, group=${GROUP}, timestamp=${to}, isForce=true`,
-    `${gmt8(at, false)} INFO AdminBrokerThread_4 - [reset-offset] reset offset success. topic=order_paid, group=${GROUP}, clientId=10.0.11.11@31337`,
+    `${gmt8(T0 + at, "s")} INFO AdminBrokerThread_4 - [reset-offset] reset offset started by 10.0.9.9:57522. topic=order_paid, group=${GROUP}, timestamp=${to}, isForce=true`,
+    `${gmt8(T0 + at, "s")} INFO AdminBrokerThread_4 - [reset-offset] reset offset success. topic=order_paid, group=${GROUP}, clientId=10.0.11.11@31337`,
   ]);
 const clientLines = (at: number) =>
   read(openClientLog({ source: "rocketmq-client-log:10.0.11.11.log", instance: "10.0.11.11@31337" }), [
-    `${gmt8(at, true)} INFO  [31337] [NettyClientPublicExecutor_1] [o.a.r.c.i.ClientRemotingProcessor#resetOffset:153] - invoke reset offset operation from broker. brokerAddr=10.0.0.2:10911, topic=order_paid, group=${GROUP}, timestamp=${resetTo}`,
+    `${gmt8(T0 + at, "ms")} INFO  [31337] [NettyClientPublicExecutor_1] [o.a.r.c.i.ClientRemotingProcessor#resetOffset:153] - invoke reset offset operation from broker. brokerAddr=10.0.0.2:10911, topic=order_paid, group=${GROUP}, timestamp=${resetTo}`,
   ]);
 
 /** The same copy consumed at 0 s and again at 16 s by the same instance. */

@@ -5,6 +5,7 @@ import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { dedup, SEC, T0 } from "../../helpers/diagnosis-events.ts";
 
 /**
@@ -18,14 +19,10 @@ const KEY = "PAY-20261130-000777";
 const MSG = "0A000005303918B4AAC27A1C3A900777";
 const HOST = "10.0.11.20";
 
-function brokerTime(at: number): string {
-  return new Date(T0 + at + 8 * 3_600_000).toISOString().replace("T", " ").slice(0, 19);
-}
-
 const connected = (at: number, clientId: string, port: number) =>
-  `${brokerTime(at)} INFO HeartbeatThread_3 - new consumer connected, group: ${GROUP} CONSUME_PASSIVELY CLUSTERING channel: ClientChannelInfo [channel=[id: 0x5c1d7f0e, L:/10.0.0.2:10911 - R:/${HOST}:${port}], clientId=${clientId}, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
+  `${gmt8(T0 + at, "s")} INFO HeartbeatThread_3 - new consumer connected, group: ${GROUP} CONSUME_PASSIVELY CLUSTERING channel: ClientChannelInfo [channel=[id: 0x5c1d7f0e, L:/10.0.0.2:10911 - R:/${HOST}:${port}], clientId=${clientId}, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
 const unregistered = (at: number, clientId: string, port: number) =>
-  `${brokerTime(at)} INFO ClientManageThread_1 - unregister a consumer[${GROUP}] from consumerGroupInfo ClientChannelInfo [channel=[id: 0x5c1d7f0e, L:/10.0.0.2:10911 - R:/${HOST}:${port}], clientId=${clientId}, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
+  `${gmt8(T0 + at, "s")} INFO ClientManageThread_1 - unregister a consumer[${GROUP}] from consumerGroupInfo ClientChannelInfo [channel=[id: 0x5c1d7f0e, L:/10.0.0.2:10911 - R:/${HOST}:${port}], clientId=${clientId}, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
 
 function broker(lines: string[]): NormalizedEvent[] {
   const parsed = parseLines(lines.join("\n"), openBrokerLog({ source: "rocketmq-broker-log:broker-a.log", instance: "broker-a" }));
