@@ -16,7 +16,7 @@ import { MINUTE, HOUR, SIM_EPOCH } from "../lib/simulator/clock.ts";
 import { Rng } from "../lib/simulator/random.ts";
 import { runSimulation, type SimulationResult } from "../lib/simulator/run.ts";
 import { loadDiagnosisInputs } from "../lib/queries/diagnosis-input.ts";
-import type { SqlDriver } from "../lib/store/driver.ts";
+import type { PreparedStatement, SqlDriver } from "../lib/store/driver.ts";
 import { EVENT_SELECT } from "../lib/store/event-rows.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
@@ -161,18 +161,22 @@ async function sampleKeys(driver: SqlDriver, count: number): Promise<string[]> {
   return sampleUniform(new Rng(SEED).fork("lookup-keys"), rows.map((r) => r.biz_key), count);
 }
 
-interface Query {
-  sql: string;
-  params: unknown[];
-}
+type Query = { sql: string; params: unknown[] } | { statement: PreparedStatement; params: unknown[] };
 
-/** The driver loadDiagnosisInputs is given, noting each statement so the bare SQL pass replays exactly those. */
+/**
+ * The driver loadDiagnosisInputs is given, noting each statement so the bare SQL pass replays exactly those, and
+ * the same way (prepared or not).
+ */
 function recordingDriver(driver: SqlDriver, log: Query[]): SqlDriver {
   return {
     ...driver,
     query<Row>(sql: string, params: unknown[] = []) {
       log.push({ sql, params });
       return driver.query<Row>(sql, params);
+    },
+    prepared<Row>(statement: PreparedStatement, params: unknown[]) {
+      log.push({ statement, params });
+      return driver.prepared<Row>(statement, params);
     },
   };
 }
@@ -265,7 +269,7 @@ async function inProcessLookup(driver: SqlDriver, key: string, into: InProcess):
 }
 
 async function replay(driver: SqlDriver, queries: Query[]): Promise<void> {
-  for (const q of queries) await driver.query(q.sql, q.params);
+  for (const q of queries) await ("statement" in q ? driver.prepared(q.statement, q.params) : driver.query(q.sql, q.params));
 }
 
 const load = loadAverage;

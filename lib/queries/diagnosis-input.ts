@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
 import { contextOf, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
-import type { SqlDriver } from "../store/driver.ts";
+import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
 /** Context rows read per merged window at most; a rebalance storm beyond this is cut, and the input says so. */
@@ -13,12 +13,18 @@ export interface StoredDiagnosisInput extends DiagnosisInput {
 
 /**
  * A lookup pays a round trip per statement, and on a busy server that costs more than the indexed reads, so each
- * step below is one statement. First the keys' own events, with the keyless events that name one of their msgIds.
+ * step below is one statement. Each is prepared: none can name the partitions it needs when it is planned, and
+ * planning one for every partition cost more than running it (lib/store/driver.ts).
+ *
+ * First the keys' own events, with the keyless events that name one of their msgIds.
  */
-const KEY_EVENTS_SQL = `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[]))
+const KEY_EVENTS: PreparedStatement = {
+  name: "dupscope_key_events",
+  text: `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[]))
   SELECT * FROM own
   UNION ALL
-  SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`;
+  SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`,
+};
 
 /**
  * Then every merged window's keyless context: one range of events_keyless_group_ts_idx per window (LATERAL), in
@@ -29,7 +35,9 @@ const windowContext = (groupMatch: string) => `CROSS JOIN LATERAL (
     SELECT ${EVENT_SELECT} FROM events e
     WHERE e.biz_key IS NULL AND ${groupMatch} AND e.ts BETWEEN w.from_ts AND w.to_ts
     ORDER BY e.ts LIMIT ${CONTEXT_ROW_LIMIT + 1}) c`;
-const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
+const CONTEXT: PreparedStatement = {
+  name: "dupscope_key_context",
+  text: `SELECT w.n::int AS window_no, c.*
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
     ${windowContext("e.group_name = w.group_name")}
     WHERE w.group_name IS NOT NULL
@@ -37,17 +45,21 @@ const CONTEXT_SQL = `SELECT w.n::int AS window_no, c.*
   SELECT w.n::int AS window_no, c.*
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
     ${windowContext("e.group_name IS NULL AND ltrim(e.instance) LIKE ANY($4::text[])")}
-    WHERE w.group_name IS NULL`;
+    WHERE w.group_name IS NULL`,
+};
 
 /**
  * Rule 3 (scope.ts): for each (group, key's last event) of the batch, the newest model line of the group up to then,
  * one probe of the partial index events_group_model_idx each (only lines that name a messageModel are in it).
  */
-const MODELS_SQL = `SELECT DISTINCT ON (c.id) c.* FROM unnest($1::text[], $2::bigint[]) AS g(group_name, until_ts)
+const MODELS: PreparedStatement = {
+  name: "dupscope_key_models",
+  text: `SELECT DISTINCT ON (c.id) c.* FROM unnest($1::text[], $2::bigint[]) AS g(group_name, until_ts)
     CROSS JOIN LATERAL (
       SELECT ${EVENT_SELECT} FROM events e
       WHERE e.biz_key IS NULL AND e.group_name = g.group_name AND e.detail ? 'messageModel' AND e.ts <= g.until_ts
-      ORDER BY e.ts DESC, e.id COLLATE "C" DESC LIMIT 1) c`;
+      ORDER BY e.ts DESC, e.id COLLATE "C" DESC LIMIT 1) c`,
+};
 
 /**
  * Keyless events without a group belong to a key's context only from its hosts (scope.ts). A host is always a
@@ -82,7 +94,7 @@ function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEven
 
 async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
   if (windows.length === 0) return { context: [], truncated: false };
-  const rows = await driver.query<EventRowSql & { window_no: number }>(CONTEXT_SQL, [
+  const rows = await driver.prepared<EventRowSql & { window_no: number }>(CONTEXT, [
     windows.map((w) => w.group),
     windows.map((w) => w.from),
     windows.map((w) => w.to),
@@ -112,7 +124,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
   if (bizKeys.length === 0) return [];
   const eventsByKey = new Map<string, NormalizedEvent[]>();
   const keylessByMsgId = new Map<string, NormalizedEvent[]>();
-  for (const row of await driver.query<EventRowSql>(KEY_EVENTS_SQL, [bizKeys])) {
+  for (const row of await driver.prepared<EventRowSql>(KEY_EVENTS, [bizKeys])) {
     const e = eventFromSql(row);
     if (e.bizKey !== null) pushTo(eventsByKey, e.bizKey, e);
     else pushTo(keylessByMsgId, e.msgId!, e);
@@ -136,7 +148,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
     loadContext(driver, mergedWindows([...scopes.values()]), hosts),
     probes.size === 0
       ? Promise.resolve([])
-      : driver.query<EventRowSql>(MODELS_SQL, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),
+      : driver.prepared<EventRowSql>(MODELS, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),
   ]);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);

@@ -2,12 +2,11 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import { describeLocation, type StoreConfig } from "./config.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
-import { PG_SESSION_OPTIONS, pgDriver, pgliteDriver, type SqlDriver } from "./driver.ts";
+import { openPgPools, pgDriver, pgliteDriver, type SqlDriver } from "./driver.ts";
 import { applyMigrations, loadMigrations, type Migration, type MigrationState } from "./migrations.ts";
 
 export interface Store {
@@ -31,10 +30,8 @@ async function connect(config: StoreConfig): Promise<{ driver: SqlDriver; prisma
   if (config.mode === "postgres") {
     // A request waits at most 10 s for a free connection; then it fails, and ingest answers 503 with Retry-After
     // (lib/api/errors.ts) instead of piling up behind an exhausted pool.
-    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 10_000, options: PG_SESSION_OPTIONS });
-    // An idle client that loses its server emits 'error'; unhandled, that would kill the process.
-    pool.on("error", () => {});
-    return { driver: pgDriver(pool), prisma: new PrismaClient({ adapter: new PrismaPg(pool) }) };
+    const pools = openPgPools(config.url, { max: 10, preparedMax: 4, connectionTimeoutMillis: 10_000 });
+    return { driver: pgDriver(pools), prisma: new PrismaClient({ adapter: new PrismaPg(pools.pool) }) };
   }
   mkdirSync(path.dirname(config.dataDir), { recursive: true });
   const release = acquireDataDirLock(config.dataDir);

@@ -1,5 +1,4 @@
-import pg from "pg";
-import { PG_SESSION_OPTIONS, pgDriver, type SqlDriver } from "./driver.ts";
+import { openPgPools, pgDriver, type SqlDriver } from "./driver.ts";
 import { applyMigrations, loadMigrations } from "./migrations.ts";
 
 /**
@@ -8,10 +7,7 @@ import { applyMigrations, loadMigrations } from "./migrations.ts";
  */
 export async function openPgWriter(url: string, options: { log?: (message: string) => void } = {}): Promise<SqlDriver> {
   const migrations = loadMigrations();
-  const pool = new pg.Pool({ connectionString: url, max: 4, options: PG_SESSION_OPTIONS });
-  // An idle client that loses its server emits 'error'; unhandled, that would kill the process.
-  pool.on("error", () => {});
-  const driver = pgDriver(pool);
+  const driver = pgDriver(openPgPools(url, { max: 4, preparedMax: 2 }));
   try {
     await applyMigrations(driver, migrations, options.log);
   } catch (error) {

@@ -6,6 +6,7 @@ import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
+import { openPgPools, pgDriver } from "../../lib/store/driver.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -22,6 +23,7 @@ const ids = (events: readonly NormalizedEvent[]) => events.map((e) => e.id).sort
 for (const backend of backends) {
   describe(`diagnosis input on ${backend.name}`, () => {
     let store: Store;
+    let url: string | undefined;
     let dispose: () => Promise<void>;
     let all: NormalizedEvent[];
     let keys: string[];
@@ -29,6 +31,7 @@ for (const backend of backends) {
     before(async () => {
       const created = await backend.create();
       dispose = created.dispose;
+      url = created.config.mode === "postgres" ? created.config.url : undefined;
       store = await openStore(created.config);
       await loadDemoDay({ now: NOW, hours: 3, runs: 1, scale: 0.4, sink: driverSink(store.driver) });
       all = (await store.driver.query<EventRowSql>(`SELECT ${EVENT_SELECT} FROM events`)).map(eventFromSql);
@@ -61,6 +64,27 @@ for (const backend of backends) {
       }
       assert.ok(withHostContext >= 5, `keys with groupless context from their hosts: ${withHostContext}`);
     });
+
+    if (backend.name === "postgres") {
+      it("plans each key statement once per connection, generically, and only executes it after that", async () => {
+        const driver = pgDriver(openPgPools(url!, { max: 1, preparedMax: 1 }));
+        try {
+          const sample = keys.slice(0, 30);
+          for (const key of sample) await loadDiagnosisInputs(driver, [key]);
+          const plans = await driver.prepared<{ name: string; generic_plans: string; custom_plans: string }>(
+            { name: "dupscope_test_plans", text: `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'dupscope_key_%' ORDER BY name` },
+            [],
+          );
+          assert.deepEqual(plans.map((p) => p.name), ["dupscope_key_context", "dupscope_key_events", "dupscope_key_models"]);
+          for (const p of plans) {
+            assert.equal(Number(p.custom_plans), 0, `${p.name}: custom plans`);
+            assert.ok(Number(p.generic_plans) >= sample.length - 1, `${p.name}: ${p.generic_plans} runs of the generic plan`);
+          }
+        } finally {
+          await driver.close();
+        }
+      });
+    }
 
     it("keys read in a batch get the same as alone", async () => {
       const batch = keys.slice(0, 150);

@@ -35,7 +35,7 @@ function refusingDriver(mode: SqlDriver["mode"], errorCode = "22P02"): SqlDriver
       stored.push(...ids);
     },
   };
-  const driver = { ...session, mode, stored, session: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), transaction: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), close: async () => {} };
+  const driver = { ...session, mode, stored, prepared: <Row>(statement: { text: string }, params: unknown[]) => session.query<Row>(statement.text, params), session: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), transaction: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), close: async () => {} };
   if (mode === "embedded") delete (driver as Partial<SqlSession>).copyIn;
   return driver;
 }
