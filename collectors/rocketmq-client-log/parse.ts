@@ -400,6 +400,28 @@ const consumeDirectly: Template = {
   },
 };
 
+/**
+ * The broker answered a pull with OFFSET_ILLEGAL (the consumer asked past the queue's end, e.g. after the broker's
+ * store was replaced or rolled back) and the client moves the queue to the broker's `nextBeginOffset`, persisting it
+ * ten seconds later (`fix the pull request offset`). Moved back, everything from there is consumed again: the
+ * line is an offset reset of that queue. Moved forward, messages are skipped, not repeated.
+ */
+const pullOffsetIllegal: Template = {
+  name: "pull_offset_illegal",
+  head: /the pull request offset illegal, PullRequest \[/,
+  wording: "the pull request offset illegal, PullRequest [consumerGroup={}, messageQueue={mq}, nextOffset={}] PullResult [pullStatus=OFFSET_ILLEGAL, nextBeginOffset={}, …]",
+  read(message) {
+    const mq = /MessageQueue \[[^\]]*\]/.exec(message);
+    const queue = mq && parseMessageQueue(mq[0]);
+    const group = /consumerGroup=([^,\s\]]+)/.exec(message)?.[1];
+    const fromOffset = safeInt(/\bnextOffset=(\d+)/.exec(message)?.[1]);
+    const toOffset = safeInt(/\bnextBeginOffset=(\d+)/.exec(message)?.[1]);
+    if (!queue || group === undefined || fromOffset === undefined || toOffset === undefined) return undefined;
+    const action = toOffset < fromOffset ? "offset_reset" : "offset_skipped";
+    return [{ kind: "instance_lifecycle", group, ...queueOf(queue), detail: { action, reason: "offset_illegal", fromOffset, toOffset } }];
+  },
+};
+
 function lifecycle(name: string, wording: string, action: string): Template {
   const full = new RegExp(`^the consumer \\[(?<group>[^\\]\\s]+)\\] ${wording}\\.?$`);
   return {
@@ -483,6 +505,7 @@ export const TEMPLATES: Template[] = [
       return [{ kind: "instance_lifecycle", group, topic: pairs.get("topic"), detail: { action: "offset_reset", brokerAddr: pairs.get("brokerAddr"), resetTo } }];
     },
   },
+  pullOffsetIllegal,
   clientLifecycle(
     "unregister_client",
     /unregister client\[Producer: (\S+) Consumer: (\S+)\] from broker\[/,

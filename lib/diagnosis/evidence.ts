@@ -57,8 +57,19 @@ export interface EvidenceValues {
   /**
    * The group's offsets were reset back: an operator's resetOffsetByTime (`by` the admin's address, from the broker
    * log), the client's `invoke reset offset operation from broker`, or Kafka's reset. `resetTo`: the time it rewound to.
+   * A client that moved one queue back after the broker answered OFFSET_ILLEGAL names it and the offsets instead.
    */
-  offset_reset: { instance: Instance; ts: number; group: string | null; topic: string | null; resetTo: number | null; by: string | null };
+  offset_reset: {
+    instance: Instance;
+    ts: number;
+    group: string | null;
+    topic: string | null;
+    resetTo: number | null;
+    by: string | null;
+    queue?: string;
+    fromOffset?: number;
+    toOffset?: number;
+  };
   /**
    * Two processes of `host` connected to one broker with the same clientId (`remotes`: their two local addresses; `ts`:
    * the later connection) and consumed the pair (`instances`).

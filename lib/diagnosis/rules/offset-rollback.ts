@@ -20,19 +20,30 @@ export function offsetRollback(p: Pair): RuleResult | null {
   const found: Evidence[] = [...p.copy.evidence];
   const at = placeWithin(reset, p.first.start, p.second.start, p.options.clockSkewMs);
   const by = str(reset.detail.by);
+  const fromOffset = num(reset.detail.fromOffset);
+  const toOffset = num(reset.detail.toOffset);
+  const offsets = reset.queue !== null && fromOffset !== null && toOffset !== null ? { queue: reset.queue, fromOffset, toOffset } : {};
   found.push(
-    evidence("offset_reset", "cause", [reset.id], { instance: reset.instance, ts: reset.ts, group: reset.group, topic: reset.topic, resetTo: num(reset.detail.resetTo), by }, { coarse: at.coarse, tolerant: at.tolerant }),
+    evidence(
+      "offset_reset",
+      "cause",
+      [reset.id],
+      { instance: reset.instance, ts: reset.ts, group: reset.group, topic: reset.topic, resetTo: num(reset.detail.resetTo), by, ...offsets },
+      { coarse: at.coarse, tolerant: at.tolerant },
+    ),
   );
   return { cause: "offset_rollback", score: 0.93, evidence: found };
 }
 
 /**
- * A reset of the pair's group (and topic, when both name one) between the two deliveries, rewinding to before the
- * first. The broker's line names who asked; the client's says to when — the first one that says most is kept.
+ * A reset of the pair's group (and topic, and queue, when both name one) between the two deliveries, rewinding to
+ * before the first: to a time before it, or to an offset at or before its position in the queue. The broker's line
+ * names who asked; the client's says to when — the first one that says most is kept.
  */
 export function resetBetween(p: Pair): NormalizedEvent | undefined {
   const group = p.second.group ?? p.first.group;
   const topic = p.first.topic ?? p.second.topic;
+  const queue = p.first.queue ?? p.second.queue;
   const { clockSkewMs } = p.options;
   const resets = p.context.filter(
     (e) =>
@@ -40,10 +51,13 @@ export function resetBetween(p: Pair): NormalizedEvent | undefined {
       str(e.detail.stage) !== "success" &&
       (group === null || e.group === null || e.group === group) &&
       (topic === null || e.topic === null || e.topic === topic) &&
+      (queue === null || e.queue === null || e.queue === queue) &&
       placeWithin(e, p.first.start, p.second.start, clockSkewMs).inside,
   );
   const reaches = (e: NormalizedEvent) => {
     const to = num(e.detail.resetTo);
+    const toOffset = num(e.detail.toOffset);
+    if (toOffset !== null && p.first.queueOffset !== null && e.queue !== null && e.queue === p.first.queue && p.first.queueOffset < toOffset) return false;
     return to === null || to <= p.first.start + clockSkewMs;
   };
   const fitting = resets.filter(reaches);

@@ -83,7 +83,9 @@ export const zhCN: Language = {
       }
     },
     offset_reset: (v, f) =>
-      `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`,
+      v.queue !== undefined && v.fromOffset !== undefined && v.toOffset !== undefined
+        ? `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的队列 ${v.queue} 在 ${f.t(v.ts)} 因 broker 对拉取请求返回 OFFSET_ILLEGAL，位点从 ${v.fromOffset} 回退到 ${v.toOffset}${v.instance === null ? "" : `（${f.i(v.instance)} 记录）`}，发生在两次投递之间：此后消费过的消息被再次消费`
+        : `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`,
     client_id_shared: (v, f) =>
       `${v.host} 上的两个进程以同一个 clientId ${v.clientId} 连接 broker（来自 ${v.remotes[0]} 和 ${v.remotes[1]}，第二个在 ${f.t(v.ts)}）：broker 把它们当作一个成员，两者分到相同的队列并消费了相同的消息（${f.i(v.instances[0])} 和 ${f.i(v.instances[1])}）`,
     broadcasting_group: (v, f) =>

@@ -62,6 +62,29 @@ describe("offset_rollback", () => {
     assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: brokerLines(5 * SEC, T0 + 4500) }).duplicates[0]?.cause, "offset_rollback");
   });
 
+  it("reads a client that moved a queue back after the broker answered OFFSET_ILLEGAL, not one moved forward or another queue", () => {
+    const illegal = (at: number, queue: number, from: number, to: number) =>
+      read(openClientLog({ source: "rocketmq-client-log:10.0.11.11.log", instance: "10.0.11.11@31337" }), [
+        `${gmt8(T0 + at, "ms")} WARN  [31337] [PullMessageService] [o.a.r.c.i.c.DefaultMQPushConsumerImpl$1#onSuccess:403] - the pull request offset illegal, PullRequest [consumerGroup=${GROUP}, messageQueue=MessageQueue [topic=order_paid, brokerName=broker-a, queueId=${queue}], nextOffset=${from}] PullResult [pullStatus=OFFSET_ILLEGAL, nextBeginOffset=${to}, minOffset=${to}, maxOffset=7358, msgFoundList=0]`,
+      ]);
+    const back = illegal(5 * SEC, 2, 15619, 0);
+    assert.deepEqual(back.map((e) => [e.kind, e.group, e.topic, e.queue, e.detail.action, e.detail.fromOffset, e.detail.toOffset]), [["instance_lifecycle", GROUP, "order_paid", "broker-a:2", "offset_reset", 15619, 0]]);
+    const v = diagnoseKey({ bizKey: KEY, events, context: back }).duplicates[0]!;
+    assert.equal(v.cause, "offset_rollback");
+    const e = v.evidence.find((x) => x.code === "offset_reset")!;
+    assert.deepEqual(e.eventIds, [back[0]!.id]);
+    assert.match(describeEvidence(e), /^queue broker-a:2 of group cg_order_paid on order_paid was moved back from offset 15619 to 0 at 12:00:05\.000, after the broker answered its pull with OFFSET_ILLEGAL \(logged by 10\.0\.11\.11@31337\), between the two deliveries/);
+    assert.match(describeEvidence(e, { locale: "zh-CN" }), /的队列 broker-a:2 在 12:00:05\.000 因 broker 对拉取请求返回 OFFSET_ILLEGAL，位点从 15619 回退到 0/);
+
+    const forward = illegal(5 * SEC, 2, 15, 172);
+    assert.equal(forward[0]!.detail.action, "offset_skipped");
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: forward }).duplicates[0]?.cause, "offset_rollback");
+    const onQueue = (queue: string, queueOffset: number) => events.map((x) => ({ ...x, queue, queueOffset }));
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events: onQueue("broker-a:1", 120), context: back }).duplicates[0]?.cause, "offset_rollback");
+    assert.equal(diagnoseKey({ bizKey: KEY, events: onQueue("broker-a:2", 120), context: back }).duplicates[0]?.cause, "offset_rollback");
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events: onQueue("broker-a:2", 120), context: illegal(5 * SEC, 2, 15619, 150) }).duplicates[0]?.cause, "offset_rollback");
+  });
+
   it("gathers every key that cites the same reset into one episode of the group, with its keys and queues", () => {
     const broker = brokerLines(5 * SEC);
     const other = { key: "PAY-20261130-000043", msg: "0A000005303918B4AAC27A1C3A900043" };
