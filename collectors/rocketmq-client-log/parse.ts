@@ -401,6 +401,21 @@ const consumeDirectly: Template = {
 };
 
 /**
+ * A push consumer starting: the one line of the client's own log that says how its group consumes (CLUSTERING or
+ * BROADCASTING), which broadcast_consumption reads (scope.ts rule 3). Not a join: `start OK` follows once it runs.
+ */
+const consumerStarting: Template = {
+  name: "consumer_starting",
+  head: /the consumer \[[^\]]*\] start beginning\. /,
+  wording: "the consumer [{group}] start beginning. messageModel={}, isUnitMode={}",
+  read(message) {
+    const m = /^the consumer \[(?<group>[^\]\s]+)\] start beginning\. messageModel=(?<model>CLUSTERING|BROADCASTING), isUnitMode=(?<unit>true|false)\s*$/.exec(message);
+    if (!m?.groups) return undefined;
+    return [{ kind: "instance_lifecycle", group: m.groups.group, detail: { action: "starting", messageModel: m.groups.model, unitMode: m.groups.unit === "true" } }];
+  },
+};
+
+/**
  * The broker answered a pull with OFFSET_ILLEGAL (the consumer asked past the queue's end, e.g. after the broker's
  * store was replaced or rolled back) and the client moves the queue to the broker's `nextBeginOffset`, persisting it
  * ten seconds later (`fix the pull request offset`). Moved back, everything from there is consumed again: the
@@ -479,6 +494,7 @@ export const TEMPLATES: Template[] = [
   producerResendMessage,
   producerSendFailed,
   consumeDirectly,
+  consumerStarting,
   lifecycle("consumer_start", "start OK", "start"),
   lifecycle("consumer_shutdown", "shutdown OK", "shutdown"),
   // The C++ client (rocketmq-client-cpp 1.x/2.x): `Drop mq:{mq},because not responsive`, `Add mq:{mq}, request initial offset:{n}`

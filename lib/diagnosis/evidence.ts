@@ -75,8 +75,8 @@ export interface EvidenceValues {
    * the later connection) and consumed the pair (`instances`).
    */
   client_id_shared: { clientId: string; host: string; remotes: [string, string]; ts: number; instances: [Instance, Instance] };
-  /** The pair's group consumes in BROADCASTING mode, as the line at `ts` (a consumer connecting) says. */
-  broadcasting_group: { group: string; instance: Instance; ts: number };
+  /** The pair's group consumes in BROADCASTING mode, as the line at `ts` says: a consumer connecting, or one starting (`startedWith`). */
+  broadcasting_group: { group: string; instance: Instance; ts: number; startedWith?: true };
   /** Kafka: the consumer went longer than max.poll.interval.ms between polls and left the group (`exceededMs` when the client says by how much). */
   poll_interval_exceeded: { instance: Instance; ts: number; exceededMs: number | null };
   /** Kafka: the consumer's offset commit was refused (`offset`: the next offset it tried to commit); `membershipLost`: it was no longer a member. */

@@ -7,8 +7,8 @@ import { str } from "../sources.ts";
 /**
  * broadcast_consumption: the group consumes in BROADCASTING mode, so every instance receives every message and keeps
  * its own offsets; a second consumption on another instance is what the group asked for, not a fault. The mode is
- * logged when a consumer connects (`new consumer connected, group: G CONSUME_PASSIVELY BROADCASTING …`), which is
- * why scope.ts gives a key its group's newest such line however old it is. A group on the same topic in
+ * logged when a consumer connects (`new consumer connected, group: G CONSUME_PASSIVELY BROADCASTING …`) and by the
+ * client when it starts (`the consumer [G] start beginning. messageModel=BROADCASTING, …`), which is why scope.ts gives a key its group's newest such line however old it is. A group on the same topic in
  * CLUSTERING mode is not affected: the line is read for the pair's own group only.
  */
 export function broadcastConsumption(p: Pair): RuleResult | null {
@@ -16,7 +16,9 @@ export function broadcastConsumption(p: Pair): RuleResult | null {
   if (instanceRelation(p.first.instance, p.second.instance) === "same") return null;
   const model = groupModel(p);
   if (model === undefined || str(model.detail.messageModel) !== "BROADCASTING") return null;
-  const found = [...p.copy.evidence, evidence("broadcasting_group", "cause", [model.id], { group: model.group ?? "", instance: model.instance, ts: model.ts }, { coarse: model.tsPrecision === "s" })];
+  // The client's own start line says the instance started with the mode; the broker's, that it connected with it.
+  const started = str(model.detail.action) === "starting" ? { startedWith: true as const } : {};
+  const found = [...p.copy.evidence, evidence("broadcasting_group", "cause", [model.id], { group: model.group ?? "", instance: model.instance, ts: model.ts, ...started }, { coarse: model.tsPrecision === "s" })];
   return { cause: "broadcast_consumption", score: 0.96, evidence: found };
 }
 

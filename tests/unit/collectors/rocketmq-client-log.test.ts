@@ -343,6 +343,22 @@ describe("rocketmq client log: time", () => {
     assert.equal(new Date(event.ts).toISOString(), "2026-11-30T20:00:01.204Z");
   });
 
+  it("reads how a starting push consumer's group consumes, without counting the start as a join", () => {
+    for (const model of ["CLUSTERING", "BROADCASTING"]) {
+      const event = oneEvent(`${P4}the consumer [cg_config_cache] start beginning. messageModel=${model}, isUnitMode=false`);
+      assert.equal(event.kind, "instance_lifecycle");
+      assert.equal(event.group, "cg_config_cache");
+      assert.equal(event.bizKey, null);
+      assert.deepEqual(
+        { action: event.detail.action, messageModel: event.detail.messageModel, unitMode: event.detail.unitMode },
+        { action: "starting", messageModel: model, unitMode: false },
+      );
+    }
+    const garbled = parse(`${P4}the consumer [g] start beginning. messageModel=SOMETIMES, isUnitMode=false`, CTX);
+    assert.equal(garbled.events.length, 0);
+    assert.equal(garbled.issues[0]?.code, "invalid_field");
+  });
+
   it("keeps second precision when the line has no milliseconds", () => {
     const event = oneEvent("2026-11-30 20:00:01 INFO main - the consumer [g] start OK.");
     assert.equal(event.tsPrecision, "s");
@@ -355,14 +371,13 @@ describe("rocketmq client log: skipped lines and issues", () => {
     const text = [
       `${P4}send heart beat to broker[broker-a 0 10.0.0.2:10911] success`,
       `${P4}doRebalance, cg_order_paid, but the topic[order_paid] not exist.`,
-      `${P4}the consumer [cg_order_paid] start beginning. messageModel=CLUSTERING, isUnitMode=false`,
       `${P4}[PersistAllConsumerOffset] Group: g ClientId: 10.0.0.5@31337 updateConsumeOffsetToBroker ${MQ_A3} 4818`,
       "java.lang.IllegalStateException: boom",
       "\tat com.example.order.PaidListener.consumeMessage(PaidListener.java:57)",
       "org.apache.rocketmq.client.exception.MQClientException: Send [3] times, still failed, cost [24]ms, Topic: t, BrokersSent: [b]",
     ].join("\n");
     const result = parse(text, CTX);
-    assert.deepEqual(result, { events: [], issues: [], skipped: 4, lines: 7 });
+    assert.deepEqual(result, { events: [], issues: [], skipped: 3, lines: 6 });
   });
 
   it("reports a recognised line with garbage fields as invalid_field, naming the template", () => {

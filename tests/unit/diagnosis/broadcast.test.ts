@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openBrokerLog } from "../../../collectors/rocketmq-broker-log/parse.ts";
+import { openClientLog } from "../../../collectors/rocketmq-client-log/parse.ts";
 import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { summarizeFindings } from "../../../lib/diagnosis/findings.ts";
@@ -50,6 +51,22 @@ describe("broadcast_consumption", () => {
     assert.match(describeEvidence(e, { locale: "zh-CN" }), /以 BROADCASTING（广播）模式消费.*设计如此/);
     const [group] = summarizeFindings({ diagnoses: [result], delivered: [{ group: "cg_config_cache", topic: null, keys: 1 }] });
     assert.equal(group?.duplicates ?? 0, 0, "by design: not a duplicate in the findings");
+  });
+
+  it("reads the mode from the client's own start line when the broker's log is not there", () => {
+    const line = `${gmt8(T0 - 2 * HOUR, "ms")} INFO  [3117] [main] [o.a.r.c.i.c.DefaultMQPushConsumerImpl#start:926] - the consumer [cg_config_cache] start beginning. messageModel=BROADCASTING, isUnitMode=false`;
+    const parsed = parseLines(line, openClientLog({ source: "rocketmq-client-log:10.0.22.11.log", instance: "10.0.22.11@3117" }));
+    assert.deepEqual(parsed.issues, []);
+    const events = twice("cg_config_cache");
+    const context = groupModelsOf(events, parsed.events);
+    assert.deepEqual(context.map((e) => e.id), [parsed.events[0]!.id]);
+    const v = diagnoseKey({ bizKey: KEY, events, context }).duplicates[0]!;
+    assert.equal(v.cause, "broadcast_consumption");
+    const e = v.evidence.find((x) => x.code === "broadcasting_group")!;
+    assert.match(describeEvidence(e), /^group cg_config_cache consumes in BROADCASTING mode \(10\.0\.22\.11@3117 started with it at 10:00:00\.000\)/);
+    assert.match(describeEvidence(e, { locale: "zh-CN" }), /以该模式启动/);
+    const clustering = parseLines(line.replace("BROADCASTING", "CLUSTERING"), openClientLog({ source: "rocketmq-client-log:10.0.22.11.log", instance: "10.0.22.11@3117" }));
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: clustering.events }).duplicates[0]?.cause, "broadcast_consumption");
   });
 
   it("leaves a CLUSTERING group on the same topic alone, and counts a broadcast whose dedup leaked", () => {
