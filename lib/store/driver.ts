@@ -68,7 +68,7 @@ function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
  * jit_above_cost, and compiles: on a 10M-event store with 22 day partitions a key lookup spent ~150 ms of its
  * ~160 ms in JIT compilation, and 10 ms without it (docs/performance.md).
  */
-export const PG_SESSION_OPTIONS = "-c jit=off";
+const PG_SESSION_OPTIONS = "-c jit=off";
 
 /**
  * The connections for prepared statements plan every statement generically, once. A key's statements name no time,
@@ -77,7 +77,7 @@ export const PG_SESSION_OPTIONS = "-c jit=off";
  * connection and prunes partitions when it runs. The other connections keep custom plans, which prune partitions
  * by the values of a time range when they are planned (docs/performance.md).
  */
-export const PG_PREPARED_SESSION_OPTIONS = `${PG_SESSION_OPTIONS} -c plan_cache_mode=force_generic_plan`;
+const PG_PREPARED_SESSION_OPTIONS = `${PG_SESSION_OPTIONS} -c plan_cache_mode=force_generic_plan`;
 
 export interface PgPools {
   /** Every query, session and transaction. */
