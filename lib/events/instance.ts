@@ -23,7 +23,24 @@ export interface InstanceIdentity {
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
-export function canonicalInstance(raw: string): InstanceIdentity {
+/**
+ * Answers already worked out. Diagnosis asks about the same few dozen names once per context event of every pair of
+ * deliveries: for a key inside a storm of failures (1,200 context events, 120 deliveries) that was over half of
+ * diagnoseKey's time. Cleared when full, so a stream of distinct names cannot grow it without bound.
+ */
+const known = new Map<string, Readonly<InstanceIdentity>>();
+const KNOWN_MAX = 10_000;
+
+export function canonicalInstance(raw: string): Readonly<InstanceIdentity> {
+  const hit = known.get(raw);
+  if (hit !== undefined) return hit;
+  const identity = Object.freeze(identify(raw));
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(raw, identity);
+  return identity;
+}
+
+function identify(raw: string): InstanceIdentity {
   const value = raw.trim();
   const at = value.indexOf("@");
   if (at > 0) {

@@ -21,4 +21,14 @@ describe("canonical instance identity", () => {
     assert.ok(!sameProcess("10.0.0.5@12345", "10.0.0.5@777"));
     assert.ok(!sameProcess("10.0.0.5", "10.0.0.6@1"));
   });
+
+  it("answers a name asked again the same, past the point where its memory of answers is cleared, and no caller can change an answer", () => {
+    const first = canonicalInstance("10.0.0.5@12345#1");
+    for (let i = 0; i < 12_000; i++) canonicalInstance(`10.0.${i >> 8}.${i & 255}:${40_000 + (i % 1000)}`);
+    assert.deepEqual(canonicalInstance("10.0.0.5@12345#1"), first);
+    assert.deepEqual(canonicalInstance("10.0.46.223:40999"), { canonical: "10.0.46.223", host: "10.0.46.223" });
+    assert.throws(() => {
+      (canonicalInstance("10.0.0.5@12345#1") as { host: string }).host = "elsewhere";
+    }, TypeError);
+  });
 });
