@@ -416,8 +416,8 @@ const consumerStarting: Template = {
 };
 
 /**
- * The broker answered a pull with OFFSET_ILLEGAL (the consumer asked past the queue's end, e.g. after the broker's
- * store was replaced or rolled back) and the client moves the queue to the broker's `nextBeginOffset`, persisting it
+ * The broker answered a pull with OFFSET_ILLEGAL (the consumer asked for an offset the queue does not hold, e.g. after
+ * the broker's store was replaced or rolled back) and the client moves the queue to the broker's `nextBeginOffset`, persisting it
  * ten seconds later (`fix the pull request offset`). Moved back, everything from there is consumed again: the
  * line is an offset reset of that queue. Moved forward, messages are skipped, not repeated.
  */

@@ -8,8 +8,9 @@ import { str } from "../sources.ts";
  * broadcast_consumption: the group consumes in BROADCASTING mode, so every instance receives every message and keeps
  * its own offsets; a second consumption on another instance is what the group asked for, not a fault. The mode is
  * logged when a consumer connects (`new consumer connected, group: G CONSUME_PASSIVELY BROADCASTING …`) and by the
- * client when it starts (`the consumer [G] start beginning. messageModel=BROADCASTING, …`), which is why scope.ts gives a key its group's newest such line however old it is. A group on the same topic in
- * CLUSTERING mode is not affected: the line is read for the pair's own group only.
+ * client when it starts (`the consumer [G] start beginning. messageModel=BROADCASTING, …`), which is why scope.ts
+ * gives a key its group's newest such line however old it is. A group on the same topic in CLUSTERING mode is not
+ * affected: the line is read for the pair's own group only.
  */
 export function broadcastConsumption(p: Pair): RuleResult | null {
   if (p.sameMsgId === false || p.copy.relation === "different" || p.second.direct) return null;
