@@ -15,9 +15,10 @@ import { canonicalInstance } from "../events/instance.ts";
  *    rebalance of its group in between: those explain nothing about either delivery, and on a 10M-event store such
  *    keys read up to 7,000 lines.
  * 3. The group's consumption model: for each of the key's groups, the newest keyless line naming its messageModel
- *    (the broker's `new consumer connected, group: G … BROADCASTING`) at or before the key's last event, however
- *    long ago (ties on time broken by the greatest id): consumers log it only when they connect, and it decides
- *    whether a second consumption is by design.
+ *    (the broker's `new consumer connected, group: G … BROADCASTING`, the client's `the consumer [G] start
+ *    beginning. messageModel=…`) at or before the key's last event, however long ago (ties on time broken by the
+ *    greatest id): consumers log it only when they start or connect, and it decides whether a second consumption
+ *    is by design.
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;

@@ -91,7 +91,7 @@ export interface PgPools {
  * plans, and a new one spends ~25 ms loading the partitions' catalog entries and planning again.
  */
 export function openPgPools(url: string, options: { max: number; preparedMax: number; connectionTimeoutMillis?: number }): PgPools {
-  const common = { connectionString: url, ...(options.connectionTimeoutMillis ? { connectionTimeoutMillis: options.connectionTimeoutMillis } : {}) };
+  const common = { connectionString: url, connectionTimeoutMillis: options.connectionTimeoutMillis };
   const pools = {
     pool: new pg.Pool({ ...common, max: options.max, options: PG_SESSION_OPTIONS }),
     prepared: new pg.Pool({ ...common, max: options.preparedMax, idleTimeoutMillis: 0, options: PG_PREPARED_SESSION_OPTIONS }),
