@@ -101,10 +101,34 @@ export function valueProblem(value: unknown, rootPath = ""): string | undefined 
 }
 
 /**
+ * Detail JSON up to this long cannot hold an object with more keys than the limit: each key takes at least `"k":0,`.
+ */
+const SHORT_DETAIL_CHARS = 1024;
+
+/**
+ * Whether an event is surely within every limit, judged from its own values and its detail's JSON instead of a walk
+ * of every value: every stored event passes here, and a parser's detail is flat and short. A well-formed
+ * JSON.stringify writes NUL and unpaired surrogates as `\u` escapes, so JSON without one holds neither (paired
+ * surrogates stay as they are, and are fine); JSON without a nested `{` or `[` is one level deep. Anything else,
+ * including those characters inside a value, goes to the full walk, which decides.
+ */
+function surelyStorable(event: NormalizedEvent, detailJson: string): boolean {
+  if (detailJson.length > SHORT_DETAIL_CHARS || detailJson.includes("\\u") || detailJson.indexOf("{", 1) !== -1 || detailJson.includes("[")) return false;
+  let keys = 0;
+  for (const key in event) {
+    if (++keys > LIMITS.keysPerObject || !storableText(key)) return false;
+    const value = (event as unknown as Record<string, unknown>)[key];
+    if (typeof value === "string" ? !storableText(value) : typeof value === "object" && value !== null && key !== "detail") return false;
+  }
+  return true;
+}
+
+/**
  * Why a normalized event cannot be stored as it is, or undefined: the same rules, plus the size of `detail` (its
  * JSON, when the caller has it already).
  */
 export function storableProblem(event: NormalizedEvent, detailJson = JSON.stringify(event.detail)): string | undefined {
+  if (surelyStorable(event, detailJson)) return undefined;
   const problem = valueProblem(event);
   if (problem) return problem;
   const bytes = Buffer.byteLength(detailJson);

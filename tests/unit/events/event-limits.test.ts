@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { splitNdjson } from "../../../lib/api/ingest-body.ts";
 import { LIMITS, storableProblem, valueProblem } from "../../../lib/events/limits.ts";
+import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { validateEvent } from "../../../lib/events/validate.ts";
 import { parseTraceRecord } from "../../../collectors/codecs/rocketmq-trace-body.ts";
 
@@ -56,6 +57,26 @@ describe("event limits: a clear rejection that names the limit", () => {
     assert.deepEqual(split.records.map((r) => r.line), [1, 3]);
     assert.deepEqual(split.rejected.map((r) => r.line), [2]);
     assert.match(split.rejected[0]!.reason, /^line is \d+ bytes; the limit is 1048576$/);
+  });
+
+  it("gives a stored event the same answer with or without its short cut for flat details", () => {
+    // The full walk plus the size of detail, as storableProblem answered before it judged flat details by their JSON.
+    const walked = (e: NormalizedEvent) => {
+      const problem = valueProblem(e);
+      if (problem) return problem;
+      const bytes = Buffer.byteLength(JSON.stringify(e.detail));
+      return bytes > LIMITS.detailBytes ? `detail: is ${bytes} bytes as JSON; the limit is ${LIMITS.detailBytes}` : undefined;
+    };
+    const text = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 12 }),
+      fc.constantFrom("\u0000", "\ud800", "a\udc00b", "😀", "\\u0000", "{", "[x]", '"timeFrom":'),
+    );
+    const value = fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    const detail = fc.oneof(fc.dictionary(text, value, { maxKeys: 8 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { minKeys: 250, maxKeys: 300 }));
+    fc.assert(fc.property(text, text, detail, (bizKey, instance, d) => {
+      const e = { ...(validateEvent(event({})) as { event: NormalizedEvent }).event, bizKey, instance, detail: d as NormalizedEvent["detail"] };
+      assert.equal(storableProblem(e), walked(e));
+    }), { numRuns: 2000 });
   });
 
   it("never throws, whatever the JSON value", () => {
