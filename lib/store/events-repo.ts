@@ -2,7 +2,7 @@ import { storableProblem } from "../events/limits.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "./copy-text.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
-import { contributionOf, writeJournal, type Contribution } from "./ingest-journal.ts";
+import { contributionOf, contributionOfRow, journalOf, JournalBuilder, RETURNED_CONTRIBUTION, writeJournal, type ReturnedRow } from "./ingest-journal.ts";
 import { ensureEventPartitions, forgetEventPartitions, minuteOf } from "./partitions.ts";
 import { acceptedTs, retentionFromEnv, tsProblem, type TsWindow } from "./retention-config.ts";
 
@@ -126,8 +126,11 @@ interface Chunk {
   text: string[];
   /** Each row's index in the batch. */
   indexes: number[];
-  /** Each row's contribution to the journal, in row order. */
-  contributions: Contribution[];
+  /**
+   * The rows' journal, summed as they were added; written as it is when the COPY stores every row. A chunk split
+   * apart after the database refused it has none: what its parts store is journaled from what they return.
+   */
+  journal?: JournalBuilder;
 }
 
 /** A batch already in COPY text form: one string per chunk instead of thousands of event objects. */
@@ -158,7 +161,9 @@ export class CopyRowsBuilder {
   private readonly rejected: CopyRows["rejected"] = [];
   private outOfWindow = 0;
   private count = 0;
-  private chunk: Chunk = { rows: 0, text: [], indexes: [], contributions: [] };
+  private chunk = newChunk();
+  /** The minute of the previous row: rows come in time order mostly, so most need no lookup in `minutes`. */
+  private lastMinute = Number.NaN;
   /** COPY lines of the current chunk not yet joined into one of its pieces. */
   private lines: string[] = [];
 
@@ -192,7 +197,11 @@ export class CopyRowsBuilder {
       return;
     }
     this.seen.add(event.id);
-    this.minutes.add(minuteOf(event.ts));
+    const minute = minuteOf(event.ts);
+    if (minute !== this.lastMinute) {
+      this.minutes.add(minute);
+      this.lastMinute = minute;
+    }
     if (borrowsTime(event)) {
       this.borrowed.push({ event, index });
       return;
@@ -200,12 +209,12 @@ export class CopyRowsBuilder {
     const chunk = this.chunk;
     this.lines.push(eventCopyLine(event, detailJson));
     chunk.indexes.push(index);
-    chunk.contributions.push(contributionOf(event));
+    chunk.journal!.add(contributionOf(event));
     chunk.rows += 1;
     if (chunk.rows === BATCH_ROWS) {
       this.joinLines();
       this.chunks.push(chunk);
-      this.chunk = { rows: 0, text: [], indexes: [], contributions: [] };
+      this.chunk = newChunk();
     }
   }
 
@@ -213,6 +222,10 @@ export class CopyRowsBuilder {
     const chunks = this.chunk.rows > 0 ? [...this.chunks, this.chunk] : [...this.chunks];
     return { count: this.count, chunks, borrowed: this.borrowed, rejected: this.rejected, outOfWindow: this.outOfWindow, minutes: [...this.minutes] };
   }
+}
+
+function newChunk(): Chunk {
+  return { rows: 0, text: [], indexes: [], journal: new JournalBuilder() };
 }
 
 export function toCopyRows(events: readonly NormalizedEvent[], window: TsWindow = currentWindow()): CopyRows {
@@ -248,17 +261,17 @@ export async function insertCopyRows(driver: SqlDriver, batch: CopyRows): Promis
   return { accepted, duplicates: batch.count - accepted - rejected.length, rejected: rejected.sort((a, b) => a.index - b.index), outOfWindow: batch.outOfWindow };
 }
 
-type ChunkRow = { line: string; index: number; contribution: Contribution };
+type ChunkRow = { line: string; index: number };
 
 /** The chunk's rows with their batch indexes; only split apart when the database refused the chunk. */
 function rowsOf(chunk: Chunk): ChunkRow[] {
   const lines = chunk.text.join("").split("\n");
   lines.pop();
-  return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]!, contribution: chunk.contributions[i]! }));
+  return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]! }));
 }
 
 function chunkOf(rows: ChunkRow[]): Chunk {
-  return { rows: rows.length, text: [rows.map((r) => r.line).join("")], indexes: rows.map((r) => r.index), contributions: rows.map((r) => r.contribution) };
+  return { rows: rows.length, text: [rows.map((r) => r.line).join("")], indexes: rows.map((r) => r.index) };
 }
 
 const COPY_EVENTS = `COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`;
@@ -271,10 +284,12 @@ const UNIQUE_VIOLATION = "23505";
  * through the staging table instead.
  */
 async function insertChunk(driver: SqlDriver, chunk: Chunk): Promise<number> {
+  const journal = chunk.journal;
+  if (journal === undefined) return driver.transaction((tx) => insertByStaging(tx, chunk));
   try {
     return await driver.transaction(async (tx) => {
       await tx.copyIn!(COPY_EVENTS, chunk.text);
-      await writeJournal(tx, chunk.contributions);
+      await writeJournal(tx, journal.finish());
       return chunk.rows;
     });
   } catch (error) {
@@ -283,35 +298,27 @@ async function insertChunk(driver: SqlDriver, chunk: Chunk): Promise<number> {
   }
 }
 
-const pairOf = (id: string, ts: number | string) => `${id}\u0000${ts}`;
-
-/** The contributions of the rows really inserted, each once (a batch may name one row twice). */
-function insertedOnly(contributions: Contribution[], inserted: { id: string; ts: string | number }[]): Contribution[] {
-  const fresh = new Set(inserted.map((r) => pairOf(r.id, r.ts)));
-  return contributions.filter((c) => fresh.delete(pairOf(c.id, c.ts)));
-}
-
 async function insertByStaging(tx: SqlSession, chunk: Chunk): Promise<number> {
   const columns = EVENT_COLUMNS.join(", ");
   await tx.exec(`CREATE TEMP TABLE IF NOT EXISTS events_incoming (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
   await tx.copyIn!(`COPY events_incoming (${columns}) FROM STDIN`, chunk.text);
-  const inserted = await tx.query<{ id: string; ts: string }>(
-    `INSERT INTO events (${columns}) SELECT ${columns} FROM events_incoming ON CONFLICT (id, ts) DO NOTHING RETURNING id, ts`,
+  const inserted = await tx.query<ReturnedRow>(
+    `INSERT INTO events (${columns}) SELECT ${columns} FROM events_incoming ON CONFLICT (id, ts) DO NOTHING RETURNING ${RETURNED_CONTRIBUTION}`,
   );
-  await writeJournal(tx, insertedOnly(chunk.contributions, inserted));
+  await writeJournal(tx, journalOf(inserted.map(contributionOfRow)));
   return inserted.length;
 }
 
 async function insertByUnnest(tx: SqlSession, batch: NormalizedEvent[], unlessIdStored: boolean): Promise<number> {
   const column = <T>(pick: (e: NormalizedEvent) => T) => batch.map(pick);
-  const inserted = await tx.query<{ id: string; ts: string }>(
+  const inserted = await tx.query<ReturnedRow>(
     `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                           $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::int[], $15::boolean[],
                           $16::boolean[], $17::jsonb[], $18::text[]) AS u(${EVENT_COLUMNS.join(", ")})
      ${unlessIdStored ? "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = u.id)" : ""}
      ON CONFLICT (id, ts) DO NOTHING
-     RETURNING id, ts`,
+     RETURNING ${RETURNED_CONTRIBUTION}`,
     [
       column((e) => e.id),
       column((e) => e.kind),
@@ -333,6 +340,6 @@ async function insertByUnnest(tx: SqlSession, batch: NormalizedEvent[], unlessId
       column((e) => e.source),
     ],
   );
-  await writeJournal(tx, insertedOnly(batch.map(contributionOf), inserted));
+  await writeJournal(tx, journalOf(inserted.map(contributionOfRow)));
   return inserted.length;
 }

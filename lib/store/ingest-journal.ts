@@ -87,62 +87,119 @@ function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by
   else map.set(id, { key, n: by });
 }
 
-export function journalOf(rows: Iterable<Contribution>): JournalBatch {
-  const keys = new Set<string>();
-  const keyless = new Set<string>();
-  const marks = new Map<string, [string, number, number]>();
-  const sources = new Map<string, [string, string, number, number]>();
-  const decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
-  const rebalances = new Map<string, { key: [string, string]; n: number }>();
-  const slots = new Map<string, { key: [number, string, string]; n: number }>();
-  for (const r of rows) {
-    if (r.bizKey !== null) keys.add(r.bizKey);
+/**
+ * Sums a batch's rows into its journal as they come, so a writer keeps the sums rather than a Contribution per row
+ * until the batch is stored: thousands of small objects that lived long enough for the garbage collector to copy.
+ */
+export class JournalBuilder {
+  private readonly keys = new Set<string>();
+  private readonly keyless = new Set<string>();
+  private readonly marks = new Map<string, [string, number, number]>();
+  private readonly sources = new Map<string, [string, string, number, number]>();
+  private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
+  private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
+  private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
+  /** Rows added. */
+  rows = 0;
+
+  add(r: Contribution): void {
+    this.rows += 1;
+    if (r.bizKey !== null) this.keys.add(r.bizKey);
     else {
-      if (r.msgId !== null) keyless.add(r.msgId);
+      if (r.msgId !== null) this.keyless.add(r.msgId);
       if (r.group !== null) {
-        const mark = marks.get(r.group);
+        const mark = this.marks.get(r.group);
         if (mark) {
           mark[1] = Math.min(mark[1], r.ts);
           mark[2] = Math.max(mark[2], r.ts);
-        } else marks.set(r.group, [r.group, r.ts, r.ts]);
+        } else this.marks.set(r.group, [r.group, r.ts, r.ts]);
       }
     }
     const format = formatOfId(r.id);
     // Every row has a source, and a batch one or two: a separator no source holds is a cheaper key than JSON.
     const sourceId = `${format}\u0000${r.source}`;
-    const source = sources.get(sourceId);
+    const source = this.sources.get(sourceId);
     if (source) {
       source[2] += 1;
       source[3] = Math.max(source[3], r.ts);
-    } else sources.set(sourceId, [r.source, format, 1, r.ts]);
+    } else this.sources.set(sourceId, [r.source, format, 1, r.ts]);
     if (DEDUP_KINDS.has(r.kind) && r.decision !== undefined) {
       const key: [string, string, string | null] = [r.group ?? "", r.layer ?? "", r.decision];
-      bump(decisions, JSON.stringify(key), key);
+      bump(this.decisions, JSON.stringify(key), key);
     }
     if (r.kind === "rebalance") {
       const key: [string, string] = [r.group ?? "", r.topic ?? ""];
-      bump(rebalances, JSON.stringify(key), key);
+      bump(this.rebalances, JSON.stringify(key), key);
       if (r.group !== null && r.action !== null && OWNERSHIP_ACTIONS.has(r.action)) {
         const slot: [number, string, string] = [Math.floor(r.ts / SLOT_MS) * SLOT_MS, r.group, r.topic ?? ""];
-        bump(slots, JSON.stringify(slot), slot);
+        bump(this.slots, JSON.stringify(slot), slot);
       }
     }
   }
+
+  /** The journal of the rows added so far; the builder is left as it was, so a retried write can ask again. */
+  finish(): JournalBatch {
+    return {
+      keys: [...this.keys],
+      keylessMsgIds: [...this.keyless],
+      marks: [...this.marks.values()].map((m) => [...m]),
+      sources: [...this.sources.values()].map((s) => [...s]),
+      decisions: [...this.decisions.values()].map(({ key, n }) => [...key, n]),
+      rebalances: [...this.rebalances.values()].map(({ key, n }) => [...key, n]),
+      slots: [...this.slots.values()].map(({ key, n }) => [...key, n]),
+    };
+  }
+}
+
+export function journalOf(rows: Iterable<Contribution>): JournalBatch {
+  const builder = new JournalBuilder();
+  for (const r of rows) builder.add(r);
+  return builder.finish();
+}
+
+/**
+ * The columns a statement that stores events returns (`RETURNING ${RETURNED_CONTRIBUTION}`), so the journal counts
+ * the rows it really stored: read back as detail->>… reads them, which contributionOf mirrors.
+ */
+export const RETURNED_CONTRIBUTION = `id, ts, biz_key, msg_id, group_name, topic, source, kind, detail->>'layer' AS layer,
+  detail ? 'decision' AS has_decision, detail->>'decision' AS decision, detail->>'action' AS action`;
+
+export interface ReturnedRow {
+  id: string;
+  ts: string | number;
+  biz_key: string | null;
+  msg_id: string | null;
+  group_name: string | null;
+  topic: string | null;
+  source: string;
+  kind: string;
+  layer: string | null;
+  has_decision: boolean;
+  decision: string | null;
+  action: string | null;
+}
+
+export function contributionOfRow(row: ReturnedRow): Contribution {
   return {
-    keys: [...keys],
-    keylessMsgIds: [...keyless],
-    marks: [...marks.values()],
-    sources: [...sources.values()],
-    decisions: [...decisions.values()].map(({ key, n }) => [...key, n]),
-    rebalances: [...rebalances.values()].map(({ key, n }) => [...key, n]),
-    slots: [...slots.values()].map(({ key, n }) => [...key, n]),
+    id: row.id,
+    ts: Number(row.ts),
+    bizKey: row.biz_key,
+    msgId: row.msg_id,
+    group: row.group_name,
+    topic: row.topic,
+    source: row.source,
+    kind: row.kind,
+    layer: row.layer,
+    decision: row.has_decision ? row.decision : undefined,
+    action: row.action,
   };
 }
 
 /** Writes the journal row of a batch, in the session (and transaction) that stored it. Nothing stored, nothing written. */
-export async function writeJournal(session: SqlSession, rows: Contribution[]): Promise<void> {
-  if (rows.length === 0) return;
-  const { keys, keylessMsgIds, ...rest } = journalOf(rows);
+export async function writeJournal(session: SqlSession, journal: JournalBatch): Promise<void> {
+  // Every stored row has a source.
+  if (journal.sources.length === 0) return;
+  const { keys, keylessMsgIds, ...rest } = journal;
   await session.run(`INSERT INTO ingest_journal (keys, keyless_msg_ids, batch) VALUES ($1::text[], $2::text[], $3::jsonb)`, [keys, keylessMsgIds, JSON.stringify(rest)]);
 }
 

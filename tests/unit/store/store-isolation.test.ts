@@ -9,30 +9,38 @@ const event = (id: string): NormalizedEvent => ({
   group: null, queue: null, queueOffset: null, instance: null, retryTimes: null, redelivered: null, success: null, detail: {}, source: "t",
 });
 
+/** A stored row as RETURNING gives it back to the writer's journal. */
+const returned = (id: string) => ({
+  id, ts: "1796011200450", biz_key: "K", msg_id: "M", group_name: null, topic: null, source: "t", kind: "consume_start", layer: null, has_decision: false, decision: null, action: null,
+});
+
 /**
  * A database that refuses, as a data error, any statement carrying a row whose id starts with "bad". It answers the
- * partition and journal statements around the rows as a real store would, and stores nothing else.
+ * partition, staging and journal statements around the rows as a real store would, and stores nothing else.
  */
 function refusingDriver(mode: SqlDriver["mode"], errorCode = "22P02"): SqlDriver & { stored: string[] } {
   const stored: string[] = [];
+  let staged: string[] = [];
   const fail = () => Object.assign(new Error("invalid input syntax for type json"), { code: errorCode });
   const session: SqlSession = {
     async exec() {},
     async query<Row>(sql: string, params: unknown[] = []) {
       if (sql.includes("dupscope_settings")) return [{ value: "86400000" }] as Row[];
       if (!sql.trimStart().startsWith("INSERT INTO events")) return [];
-      const ids = params[0] as string[];
+      const ids = sql.includes("FROM events_incoming") ? staged : (params[0] as string[]);
+      staged = [];
       if (ids.some((id) => id.startsWith("bad"))) throw fail();
       stored.push(...ids);
-      return ids.map((id, i) => ({ id, ts: (params[2] as string[])[i] })) as Row[];
+      return ids.map(returned) as Row[];
     },
     async run() {
       return 1;
     },
-    async copyIn(_sql, rows) {
+    async copyIn(sql, rows) {
       const ids = [...rows].join("").split("\n").filter(Boolean).map((row) => row.split("\t")[0]!);
       if (ids.some((id) => id.startsWith("bad"))) throw fail();
-      stored.push(...ids);
+      if (sql.includes("events_incoming")) staged.push(...ids);
+      else stored.push(...ids);
     },
   };
   const driver = { ...session, mode, stored, prepared: <Row>(statement: { text: string }, params: unknown[]) => session.query<Row>(statement.text, params), session: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), transaction: <T>(fn: (s: SqlSession) => Promise<T>) => fn(session), close: async () => {} };
