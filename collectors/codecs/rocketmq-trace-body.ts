@@ -219,9 +219,15 @@ function readPub(r: FieldReader, count: number): PubRecord {
     msgType: r.count(11, "msgType"),
   };
   if (count === 12) return fields;
-  if (count === 13) return { ...fields, success: r.bool(12) };
-  const withOffset = { ...fields, offsetMsgId: r.text(12), success: r.bool(13) };
-  return count === 15 ? { ...withOffset, clientHost: r.text(14) } : withOffset;
+  // The tail is added in place: a spread into a new object costs as much as reading the whole record.
+  const record: PubFields & { offsetMsgId?: string; success?: boolean; clientHost?: string } = fields;
+  if (count === 13) record.success = r.bool(12);
+  else {
+    record.offsetMsgId = r.text(12);
+    record.success = r.bool(13);
+    if (count === 15) record.clientHost = r.text(14);
+  }
+  return record as PubRecord;
 }
 
 function readSubBefore(r: FieldReader, count: number): SubBeforeRecord {
@@ -235,7 +241,8 @@ function readSubBefore(r: FieldReader, count: number): SubBeforeRecord {
     retryTimes: r.count(6, "retryTimes"),
     keys: splitKeys(r.text(7)),
   };
-  return count === 9 ? { ...record, clientHost: r.text(8) } : record;
+  if (count === 9) record.clientHost = r.text(8);
+  return record;
 }
 
 function readSubAfter(r: FieldReader, count: number): SubAfterRecord {
@@ -248,9 +255,13 @@ function readSubAfter(r: FieldReader, count: number): SubAfterRecord {
     keys: splitKeys(r.text(5)),
   };
   if (count === 6) return fields;
-  const contextCode = r.count(6, "contextCode");
-  if (count === 7) return { ...fields, contextCode };
-  return { ...fields, contextCode, timeStamp: r.timestamp(7, "timeStamp"), consumerGroup: r.text(8) };
+  const record: SubAfterFields & { contextCode?: number; timeStamp?: number; consumerGroup?: string } = fields;
+  record.contextCode = r.count(6, "contextCode");
+  if (count === 9) {
+    record.timeStamp = r.timestamp(7, "timeStamp");
+    record.consumerGroup = r.text(8);
+  }
+  return record as SubAfterRecord;
 }
 
 function readEndTransaction(r: FieldReader): EndTransactionRecord {

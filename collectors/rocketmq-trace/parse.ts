@@ -98,6 +98,7 @@ interface RecordEvent {
   keys: string[];
   /** The record's own instance identity, which is more precise than bornHost (ip@instanceName). */
   clientHost: string | undefined;
+  /** A new object for each record: expand adds the message's fields to it rather than copying it. */
   detail: { [key: string]: DetailValue };
 }
 
@@ -241,6 +242,10 @@ function expand(recordEvent: RecordEvent, type: TraceType, message: TraceMessage
   const instanceRaw = clientHost ?? message.bornHost;
   const instance = clientHost === undefined ? bornHostIp : canonicalInstance(clientHost).canonical;
   const bizKeys = keys.length > 0 ? [...new Set(keys)] : [null];
+  // Added in place: a copy made with a spread costs more than the rest of the record's parsing together.
+  detail.instanceRaw = instanceRaw;
+  detail.traceRecord = type;
+  if (message.msgId !== undefined) detail.traceMsgId = message.msgId;
   return bizKeys.map((bizKey, keyIndex) => ({
     id: `${messageId}.${recordIndex}.${keyIndex}`,
     kind,
@@ -258,7 +263,8 @@ function expand(recordEvent: RecordEvent, type: TraceType, message: TraceMessage
     retryTimes,
     redelivered: null,
     success,
-    detail: { ...detail, instanceRaw, traceRecord: type, ...(message.msgId === undefined ? {} : { traceMsgId: message.msgId }) },
+    // Events of one record's keys share one detail: nothing changes a detail once parsed.
+    detail,
     source: ctx.source,
   }));
 }
