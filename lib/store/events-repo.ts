@@ -154,7 +154,8 @@ export interface CopyRows {
  * and sweep again and again.
  */
 export class CopyRowsBuilder {
-  private readonly seen = new Set<string>();
+  /** Ids of the borrowed events: one sent twice in a batch may come with two times, and must be stored once. */
+  private readonly borrowedIds = new Set<string>();
   private readonly minutes = new Set<number>();
   private readonly chunks: Chunk[] = [];
   private readonly borrowed: CopyRows["borrowed"] = [];
@@ -181,9 +182,12 @@ export class CopyRowsBuilder {
     this.lines = [];
   }
 
+  /**
+   * A record sent twice in one batch is not looked for here: hashing every id cost more than a tenth of the CLI's
+   * time per event, and the repeat is rare (a re-sent line). Its second row makes the COPY fail on the unique index,
+   * and that chunk goes through the staging table, which stores it once and counts the other as a duplicate.
+   */
   private addOne(event: NormalizedEvent, index: number): void {
-    // The same record always has the same time, so (id, ts) pairs repeat exactly when ids do.
-    if (this.seen.has(event.id)) return;
     const late = tsProblem(event.ts, this.window);
     if (late) {
       this.outOfWindow += 1;
@@ -196,14 +200,16 @@ export class CopyRowsBuilder {
       this.rejected.push({ index, reason: problem });
       return;
     }
-    this.seen.add(event.id);
     const minute = minuteOf(event.ts);
     if (minute !== this.lastMinute) {
       this.minutes.add(minute);
       this.lastMinute = minute;
     }
     if (borrowsTime(event)) {
-      this.borrowed.push({ event, index });
+      if (!this.borrowedIds.has(event.id)) {
+        this.borrowedIds.add(event.id);
+        this.borrowed.push({ event, index });
+      }
       return;
     }
     const chunk = this.chunk;

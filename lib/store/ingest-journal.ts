@@ -95,7 +95,8 @@ export class JournalBuilder {
   private readonly keys = new Set<string>();
   private readonly keyless = new Set<string>();
   private readonly marks = new Map<string, [string, number, number]>();
-  private readonly sources = new Map<string, [string, string, number, number]>();
+  /** source → format → [source, format, rows, max ts] */
+  private readonly sources = new Map<string, Map<string, [string, string, number, number]>>();
   private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
@@ -116,13 +117,15 @@ export class JournalBuilder {
       }
     }
     const format = formatOfId(r.id);
-    // Every row has a source, and a batch one or two: a separator no source holds is a cheaper key than JSON.
-    const sourceId = `${format}\u0000${r.source}`;
-    const source = this.sources.get(sourceId);
+    // Every row has a source, and a batch one or two, each given as the same string by its parser: a map per
+    // source looks them up by strings whose hash is known, where a joined key would be a new string to hash.
+    let formats = this.sources.get(r.source);
+    if (formats === undefined) this.sources.set(r.source, (formats = new Map()));
+    const source = formats.get(format);
     if (source) {
       source[2] += 1;
       source[3] = Math.max(source[3], r.ts);
-    } else this.sources.set(sourceId, [r.source, format, 1, r.ts]);
+    } else formats.set(format, [r.source, format, 1, r.ts]);
     if (DEDUP_KINDS.has(r.kind) && r.decision !== undefined) {
       const key: [string, string, string | null] = [r.group ?? "", r.layer ?? "", r.decision];
       bump(this.decisions, JSON.stringify(key), key);
@@ -143,7 +146,7 @@ export class JournalBuilder {
       keys: [...this.keys],
       keylessMsgIds: [...this.keyless],
       marks: [...this.marks.values()].map((m) => [...m]),
-      sources: [...this.sources.values()].map((s) => [...s]),
+      sources: [...this.sources.values()].flatMap((formats) => [...formats.values()].map(([...s]) => s)),
       decisions: [...this.decisions.values()].map(({ key, n }) => [...key, n]),
       rebalances: [...this.rebalances.values()].map(({ key, n }) => [...key, n]),
       slots: [...this.slots.values()].map(({ key, n }) => [...key, n]),

@@ -100,6 +100,8 @@ for (const backend of backends) {
       assert.deepEqual(await insertEvents(store.driver, events), { accepted: 0, duplicates: events.length, rejected: [], outOfWindow: 0 });
       const [first] = normalized(orderStory("ORDER-REPEAT"));
       assert.deepEqual(await insertEvents(store.driver, [first!, first!]), { accepted: 1, duplicates: 1, rejected: [], outOfWindow: 0 });
+      const [journal] = await store.driver.query<{ batch: { sources: [string, string, number, number][] } }>(`SELECT batch FROM ingest_journal ORDER BY id DESC LIMIT 1`);
+      assert.deepEqual(journal!.batch.sources.map((s) => s[2]), [1], "the journal counts the row stored, not the row sent twice");
     });
 
     it("returns a key's events in time order with every field as it went in", async () => {
