@@ -2,6 +2,7 @@ import { keyReport, limitContext, localeFrom, type KeyReport } from "../lib/view
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { formatTime } from "../lib/format/time.ts";
+import { KeyNotFoundError } from "./errors.ts";
 
 export interface DiagnoseOptions {
   server: string;
@@ -11,8 +12,6 @@ export interface DiagnoseOptions {
   /** Context events to list at most, as the API's `context` parameter; "all" lists every one read. */
   context?: number | "all";
 }
-
-export class KeyNotFoundError extends Error {}
 
 async function fromServer(bizKey: string, o: DiagnoseOptions): Promise<KeyReport> {
   const url = new URL(`/api/v1/keys/${encodeURIComponent(bizKey)}`, o.server);

@@ -2,11 +2,8 @@ import { Command, InvalidArgumentError } from "commander";
 import { FORMATS } from "../collectors/registry.ts";
 import { FatalSinkError } from "../lib/ingest/sink.ts";
 import { ingestFiles, UsageError } from "./ingest.ts";
-import { formatExplanation, runExplain } from "./explain.ts";
-import { runSimulate } from "./simulate.ts";
-import { KeyNotFoundError, runDiagnose } from "./diagnose.ts";
-import { registerRabbitmqCommands } from "./rabbitmq.ts";
-import { probeFailure, runProbeCommand } from "./probe.ts";
+import { KeyNotFoundError } from "./errors.ts";
+import { registerRabbitmqCommands } from "./rabbitmq-commands.ts";
 import { CONTEXT_ROWS_SHOWN } from "../lib/views/context-rows.ts";
 
 function positiveInt(value: string): number {
@@ -26,6 +23,10 @@ function contextOption(value: string): number | "all" {
   return n;
 }
 
+/**
+ * Each command but ingest, the one run most, loads its code when it runs: the simulator, the diagnosis engine, the
+ * probes' database drivers and amqplib took a third of every start-up under tsx.
+ */
 export function buildProgram(log: (line: string) => void, out: (line: string) => void): Command {
   const program = new Command("dupscope").description("Explains why a message was consumed twice.").showHelpAfterError();
 
@@ -68,6 +69,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--max-lines <n>", "refuse inputs longer than this", positiveInt, 100_000)
     .option("--json", "print the explanation as JSON")
     .action(async (file: string, opts) => {
+      const { formatExplanation, runExplain } = await import("./explain.ts");
       const explanation = await runExplain(file, opts);
       if (opts.json) out(JSON.stringify(explanation, null, 2));
       else for (const row of formatExplanation(explanation)) out(row);
@@ -83,6 +85,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--json", "print the whole report as JSON")
     .option("--context <n|all>", "context events the JSON lists: those the evidence cites and the nearest, up to n; or all", contextOption, CONTEXT_ROWS_SHOWN)
     .action(async (bizKey: string, opts) => {
+      const { runDiagnose } = await import("./diagnose.ts");
       await runDiagnose(bizKey, opts, out);
     });
 
@@ -95,6 +98,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--skew-ms <ms>", "largest clock skew between hosts", (v) => Number(v))
     .requiredOption("--out <dir>", "directory to write to")
     .action(async (opts) => {
+      const { runSimulate } = await import("./simulate.ts");
       await runSimulate({ scenario: opts.scenario, keys: opts.keys, seed: opts.seed, out: opts.out, ...(opts.skewMs === undefined ? {} : { skewMs: opts.skewMs }) }, log);
     });
 
@@ -114,6 +118,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--dry-run", "print the events as NDJSON on stdout instead of storing them")
     .option("--json", "print the summary as JSON on stdout")
     .action(async (opts) => {
+      const { probeFailure, runProbeCommand } = await import("./probe.ts");
       const report = await runProbeCommand(opts, log, out);
       if (opts.json) out(JSON.stringify(report, null, 2));
       const failure = probeFailure(report);
