@@ -100,11 +100,7 @@ export class JournalBuilder {
   private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
-  /** Rows added. */
-  rows = 0;
-
   add(r: Contribution): void {
-    this.rows += 1;
     if (r.bizKey !== null) this.keys.add(r.bizKey);
     else {
       if (r.msgId !== null) this.keyless.add(r.msgId);
