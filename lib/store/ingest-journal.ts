@@ -12,7 +12,7 @@ import type { SqlDriver, SqlSession } from "./driver.ts";
  * until commit. Now a write is the COPY plus one row, and the fold upserts each counter once per many batches.
  */
 
-/** The fields of one stored event that the fold needs; kept per row so a batch with repeats is journaled exactly. */
+/** The fields of one stored event that the fold needs, as JournalBuilder sums them: from the event, or from RETURNING. */
 export interface Contribution {
   id: string;
   ts: number;
