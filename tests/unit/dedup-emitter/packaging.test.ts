@@ -28,7 +28,7 @@ describe("dupscope/dedup packaging", () => {
       const built = `dist/dedup/${source.replace(/\.ts$/, "")}`;
       assert.ok(files.has(`${built}.js`) && files.has(`${built}.d.ts`), `${built}.js and .d.ts are not in the package`);
     }
-    assert.ok(files.has("bin/dupscope.mjs") && files.has("package.json"));
+    assert.ok(files.has("bin/dupscope.mjs") && files.has("bin/load-cli.mjs") && files.has("package.json"));
     assert.ok(![...files].some((f) => f.startsWith("node_modules/") || f.startsWith(".next/")), "the package carries build or install output");
   });
 
