@@ -7,6 +7,7 @@ import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
 import { tieSendsToRecords } from "./span-links.ts";
+import { CONTEXT_KINDS } from "./scope.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
@@ -56,7 +57,6 @@ const CAUSE_RULES: readonly CauseRule[] = [
 
 /** Below this no rule has singled a cause out: the verdict says `unknown` and the missing-data notes say why. */
 const UNKNOWN_BELOW = 0.3;
-const CONTEXT_KINDS: ReadonlySet<string> = new Set(["rebalance", "instance_lifecycle", "send_attempt", "transaction"]);
 
 /** A delivery whose business may have run: committed, reported success, or nobody can tell (no dedup log). */
 const effectPossible = (d: Delivery) => d.effect === "executed" || d.effect === "ran" || d.effect === "unknown";

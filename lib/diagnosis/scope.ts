@@ -9,7 +9,10 @@ import { canonicalInstance } from "../events/instance.ts";
  *    message's KEYS only in detail, and transaction check-backs only the UNIQ_KEY.
  * 2. Context: keyless events (other than those in 1.) of the key's consumer groups, and keyless events without a group from the hosts
  *    involved (producer resend lines, lifecycle lines), from CONTEXT_BEFORE_MS before each of the key's events to
- *    CONTEXT_AFTER_MS after it, the overlapping stretches merged. The tail is longer because a broker notices a
+ *    CONTEXT_AFTER_MS after it, the overlapping stretches merged. Left out: a line about one consumption of another
+ *    message (a kind outside CONTEXT_KINDS whose line names that message's KEYS, none of them this key's). Diagnosis
+ *    reads such a line only as one of the key's own events, which it is not; in a group whose consumers fail, a
+ *    key's windows held a hundred of them, up to half its context, and the API listed them all as its context. The tail is longer because a broker notices a
  *    vanished consumer up to 120 s after its last heartbeat, and logs it then. A key whose events lie hours apart
  *    (a DLQ replay, a delayed message, a resend the next morning) reads the minutes around each of them, not every
  *    rebalance of its group in between: those explain nothing about either delivery, and on a 10M-event store such
@@ -22,6 +25,9 @@ import { canonicalInstance } from "../events/instance.ts";
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;
+
+/** Kinds diagnosis reads from the context: who owned the queue, whether the process lived, the producer's sends. */
+export const CONTEXT_KINDS: ReadonlySet<string> = new Set(["rebalance", "instance_lifecycle", "send_attempt", "transaction"]);
 export const CONTEXT_AFTER_MS = 3 * 60_000;
 
 export interface ContextWindow {
@@ -30,6 +36,8 @@ export interface ContextWindow {
 }
 
 export interface ContextScope {
+  /** The key itself (its events' bizKey). */
+  bizKeys: string[];
   groups: string[];
   hosts: string[];
   /** In time order, none overlapping. */
@@ -42,14 +50,16 @@ export function msgIdsOf(events: readonly NormalizedEvent[]): string[] {
 
 export function contextScope(keyEvents: readonly NormalizedEvent[]): ContextScope | undefined {
   if (keyEvents.length === 0) return undefined;
+  const bizKeys = new Set<string>();
   const groups = new Set<string>();
   const hosts = new Set<string>();
   for (const e of keyEvents) {
+    if (e.bizKey !== null) bizKeys.add(e.bizKey);
     if (e.group !== null) groups.add(e.group);
     if (e.instance !== null) hosts.add(canonicalInstance(e.instance).host);
   }
   const windows = mergeWindows(keyEvents.map((e) => ({ from: e.ts - CONTEXT_BEFORE_MS, to: e.ts + CONTEXT_AFTER_MS })));
-  return { groups: [...groups], hosts: [...hosts], windows };
+  return { bizKeys: [...bizKeys], groups: [...groups], hosts: [...hosts], windows };
 }
 
 /** Windows sorted by start, overlapping or touching ones joined. */
@@ -64,9 +74,19 @@ export function mergeWindows(windows: readonly ContextWindow[]): ContextWindow[]
   return merged;
 }
 
+/** The KEYS a keyless line names for the one message it is about, when it is not a line diagnosis reads as context. */
+export function otherMessageKeys(event: NormalizedEvent): string[] | null {
+  if (CONTEXT_KINDS.has(event.kind)) return null;
+  const keys = event.detail.keys;
+  if (!Array.isArray(keys) || keys.length === 0) return null;
+  return keys.filter((k): k is string => typeof k === "string");
+}
+
 /** Whether a keyless event belongs to the context of a key with this scope. */
 export function inContext(event: NormalizedEvent, scope: ContextScope): boolean {
   if (event.bizKey !== null || !scope.windows.some((w) => event.ts >= w.from && event.ts <= w.to)) return false;
+  const keys = otherMessageKeys(event);
+  if (keys !== null && !keys.some((k) => scope.bizKeys.includes(k))) return false;
   if (event.group !== null) return scope.groups.includes(event.group);
   return event.instance !== null && scope.hosts.includes(canonicalInstance(event.instance).host);
 }

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { contextOf, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
+import { CONTEXT_KINDS, contextOf, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
@@ -29,11 +29,16 @@ const KEY_EVENTS: PreparedStatement = {
 /**
  * Then every merged window's keyless context: one range of events_keyless_group_ts_idx per window (LATERAL), in
  * time order and cut one row past the limit, so a window that was cut is recognised. A null group stands for the
- * keyless events without one; it gets its own branch because `IS NOT DISTINCT FROM` cannot use an index.
+ * keyless events without one; it gets its own branch because `IS NOT DISTINCT FROM` cannot use an index. Lines
+ * about another message's consumption (scope.ts, otherMessageKeys) stay in the database unless they name one of the
+ * batch's keys ($5): contextOf applies the rule per key.
  */
+const NOT_CONTEXT_KINDS = `e.kind <> ALL(ARRAY[${[...CONTEXT_KINDS].map((k) => `'${k}'`).join(", ")}])`;
 const windowContext = (groupMatch: string) => `CROSS JOIN LATERAL (
     SELECT ${EVENT_SELECT} FROM events e
     WHERE e.biz_key IS NULL AND ${groupMatch} AND e.ts BETWEEN w.from_ts AND w.to_ts
+      AND NOT COALESCE(${NOT_CONTEXT_KINDS} AND jsonb_typeof(e.detail->'keys') = 'array' AND jsonb_array_length(e.detail->'keys') > 0
+                        AND NOT (e.detail->'keys') ?| $5::text[], false)
     ORDER BY e.ts LIMIT ${CONTEXT_ROW_LIMIT + 1}) c`;
 const CONTEXT: PreparedStatement = {
   name: "dupscope_key_context",
@@ -92,13 +97,14 @@ function pushTo<K>(map: Map<K, NormalizedEvent[]>, key: K, event: NormalizedEven
   else map.set(key, [event]);
 }
 
-async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
+async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: string[], bizKeys: string[]): Promise<{ context: NormalizedEvent[]; truncated: boolean }> {
   if (windows.length === 0) return { context: [], truncated: false };
   const rows = await driver.prepared<EventRowSql & { window_no: number }>(CONTEXT, [
     windows.map((w) => w.group),
     windows.map((w) => w.from),
     windows.map((w) => w.to),
     hosts.map(hostPrefix),
+    bizKeys,
   ]);
   const byWindow = new Map<number, NormalizedEvent[]>();
   for (const row of rows) pushTo(byWindow, row.window_no, eventFromSql(row));
@@ -145,7 +151,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
     for (const group of scope.groups) probes.set(`${group}\u0000${last}`, [group, last]);
   }
   const [{ context, truncated }, models] = await Promise.all([
-    loadContext(driver, mergedWindows([...scopes.values()]), hosts),
+    loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
     probes.size === 0
       ? Promise.resolve([])
       : driver.prepared<EventRowSql>(MODELS, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
-import { contextOf, groupModelsOf, msgIdsOf } from "../../lib/diagnosis/scope.ts";
+import { contextOf, contextScope, groupModelsOf, msgIdsOf, otherMessageKeys } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
@@ -43,26 +43,38 @@ for (const backend of backends) {
     });
 
     /** scope.ts over every stored event, without an index. */
-    function expected(bizKey: string): { events: string[]; context: string[] } {
+    function expected(bizKey: string): { events: string[]; context: string[]; othersLeftOut: number } {
       const own = all.filter((e) => e.bizKey === bizKey);
       const named = new Set(msgIdsOf(own));
       const events = [...own, ...all.filter((e) => e.bizKey === null && e.msgId !== null && named.has(e.msgId))];
       const keyless = all.filter((e) => e.bizKey === null);
       const context = new Map([...contextOf(events, keyless), ...groupModelsOf(events, keyless)].map((e) => [e.id, e]));
-      return { events: ids(events), context: ids([...context.values()]) };
+      // Lines of the key's groups and windows about other messages' consumption, which the context leaves out.
+      const scope = contextScope(events)!;
+      const othersLeftOut = keyless.filter(
+        (e) =>
+          e.group !== null &&
+          scope.groups.includes(e.group) &&
+          scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to) &&
+          otherMessageKeys(e)?.includes(bizKey) === false,
+      ).length;
+      return { events: ids(events), context: ids([...context.values()]), othersLeftOut };
     }
 
     it("a key read alone gets exactly scope.ts's events and context", async () => {
       assert.ok(keys.length > 200, `${keys.length} keys`);
       let withHostContext = 0;
+      let othersLeftOut = 0;
       for (const key of keys.filter((_, i) => i % 3 === 0)) {
         const [input] = await loadDiagnosisInputs(store.driver, [key]);
         const want = expected(key);
         assert.deepEqual(ids(input!.events), want.events, `events of ${key}`);
         assert.deepEqual(ids(input!.context), want.context, `context of ${key}`);
         if (input!.context.some((e) => e.group === null)) withHostContext++;
+        othersLeftOut += want.othersLeftOut;
       }
       assert.ok(withHostContext >= 5, `keys with groupless context from their hosts: ${withHostContext}`);
+      assert.ok(othersLeftOut >= 10, `lines about other messages' consumption left out: ${othersLeftOut}`);
     });
 
     if (backend.name === "postgres") {

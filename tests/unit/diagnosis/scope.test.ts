@@ -32,6 +32,21 @@ describe("context scope", () => {
     assert.deepEqual(scope.windows, [{ from: T0 - CONTEXT_BEFORE_MS, to: own[3]!.ts + CONTEXT_AFTER_MS }]);
   });
 
+  it("leaves out lines about another message's consumption, and keeps those naming this key or no key", () => {
+    const own = trace.consume({ ...key, at: 0, host: "10.0.0.5" });
+    const failed = (keys: string[], msgId: string) =>
+      client.consumeException({ at: 20 * SEC, group: GROUP, queue: "broker-a:3", instance: "10.0.0.5@4121", msgId, offsetMsgId: "0A000005000029AA0000000000001000", queueOffset: 7, retryTimes: 1, keys });
+    const other = failed(["PAY-2"], "7F0000010B2A18B4AAC2841F3D9C0001");
+    const mine = failed(["PAY-0", "PAY-1"], "7F0000010B2A18B4AAC2841F3D9C0002");
+    const unnamed = { ...failed([], "7F0000010B2A18B4AAC2841F3D9C0003"), detail: { action: "consume_exception" } };
+    // A rebalance line naming the messages it dropped tells who owned the queue, whichever messages they were.
+    const dropped = client.processQueueDropped({ at: 30 * SEC, queue: "broker-a:3", instance: "10.0.0.5@4121", msgId: "7F0000010B2A18B4AAC2841F3D9C0004", queueOffset: 8, keys: ["PAY-3"] });
+    assert.deepEqual(
+      contextOf(own, [other, mine, unnamed, { ...dropped, group: GROUP }]).map((e) => e.id),
+      [mine, unnamed, dropped].map((e) => e.id),
+    );
+  });
+
   it("merges overlapping and touching windows and keeps apart ones apart, whatever their order", () => {
     assert.deepEqual(
       mergeWindows([
