@@ -134,6 +134,23 @@ for (const backend of backends) {
       assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1);
     });
 
+    it("shows the stored verdict of a key whose first days expired while its later events remain", async () => {
+      const key = "ORDER-RET-0003";
+      // Eight days ago: apart from the other keys' stories, so that no rebalance mark of its own queues them again.
+      const old = storyAt(TODAY - 8 * DAY_MS + 3_600_000, key);
+      // A replay of its publish a week later, in a partition the retention keeps.
+      const late = { ...old[0]!, id: `${old[0]!.id}-replayed`, ts: TODAY - DAY_MS };
+      await insertEvents(current().driver, [...old, late], MONTH);
+      await drainQueue(current().driver);
+      assert.equal((await keyReport(current().driver, key))?.expired, undefined);
+
+      await runRetentionOnce(current().driver, WEEK, NOW);
+      const kept = await keyReport(current().driver, key);
+      assert.ok(kept?.expired, "the report says its first events expired");
+      assert.deepEqual(kept.events.map((e) => e.id), [late.id]);
+      assert.equal(kept.duplicates.length, 1, "the verdict diagnosed while every event was there");
+    });
+
     it("deletes verdicts, key diagnoses and rollups older than their own retention, and shows its runs on /api/health", async () => {
       const key = "ORDER-RET-0002";
       await insertEvents(current().driver, storyAt(TODAY - 3 * DAY_MS, key), MONTH);
