@@ -105,6 +105,12 @@ export function valueProblem(value: unknown, rootPath = ""): string | undefined 
  */
 const SHORT_DETAIL_CHARS = 1024;
 
+/** A normalized event's own field names: storable text, so a key among them needs no look at its characters. */
+const FIELD_NAMES: ReadonlySet<string> = new Set([
+  "id", "kind", "ts", "tsPrecision", "bizKey", "msgId", "offsetMsgId", "broker", "topic", "group",
+  "queue", "queueOffset", "instance", "retryTimes", "redelivered", "success", "detail", "source",
+]);
+
 /**
  * Whether an event is surely within every limit, judged from its own values and its detail's JSON instead of a walk
  * of every value: every stored event passes here, and a parser's detail is flat and short. A well-formed
@@ -116,7 +122,7 @@ function surelyStorable(event: NormalizedEvent, detailJson: string): boolean {
   if (detailJson.length > SHORT_DETAIL_CHARS || detailJson.includes("\\u") || detailJson.indexOf("{", 1) !== -1 || detailJson.includes("[")) return false;
   let keys = 0;
   for (const key in event) {
-    if (++keys > LIMITS.keysPerObject || !storableText(key)) return false;
+    if (++keys > LIMITS.keysPerObject || (!FIELD_NAMES.has(key) && !storableText(key))) return false;
     const value = (event as unknown as Record<string, unknown>)[key];
     if (typeof value === "string" ? !storableText(value) : typeof value === "object" && value !== null && key !== "detail") return false;
   }

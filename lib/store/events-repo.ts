@@ -2,7 +2,7 @@ import { storableProblem } from "../events/limits.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "./copy-text.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
-import { contributionOf, contributionOfRow, journalOf, JournalBuilder, RETURNED_CONTRIBUTION, writeJournal, type ReturnedRow } from "./ingest-journal.ts";
+import { contributionOfRow, journalOf, JournalBuilder, RETURNED_CONTRIBUTION, writeJournal, type ReturnedRow } from "./ingest-journal.ts";
 import { ensureEventPartitions, forgetEventPartitions, minuteOf } from "./partitions.ts";
 import { acceptedTs, retentionFromEnv, tsProblem, type TsWindow } from "./retention-config.ts";
 
@@ -215,7 +215,7 @@ export class CopyRowsBuilder {
     const chunk = this.chunk;
     this.lines.push(eventCopyLine(event, detailJson));
     chunk.indexes.push(index);
-    chunk.journal.add(contributionOf(event));
+    chunk.journal.addEvent(event);
     chunk.rows += 1;
     if (chunk.rows === BATCH_ROWS) {
       this.joinLines();

@@ -55,6 +55,16 @@ export function contributionOf(e: NormalizedEvent): Contribution {
  * Collector ids are "<format>:<32 hex>…" (collectors/record-fingerprint.ts); anything else, including the server's
  * content hashes ("sha256:…"), arrived as a normalized event.
  */
+/** Whether 32 lowercase hex digits start at `at`, as formatOfId's pattern asks after the prefix. */
+function hex32At(id: string, at: number): boolean {
+  if (id.length < at + 32) return false;
+  for (let i = at; i < at + 32; i++) {
+    const c = id.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
 export function formatOfId(id: string): string {
   const format = /^([a-z][a-z0-9-]{0,40}):[0-9a-f]{32}/.exec(id)?.[1];
   return format === undefined || format === "sha256" ? "events" : format;
@@ -101,27 +111,55 @@ export class JournalBuilder {
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
   add(r: Contribution): void {
-    if (r.bizKey !== null) this.keys.add(r.bizKey);
+    this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source);
+    this.byKind(r);
+  }
+
+  /** The same as add(contributionOf(e)), without building a Contribution for the rows whose kind needs none. */
+  addEvent(e: NormalizedEvent): void {
+    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source);
+    if (DEDUP_KINDS.has(e.kind) || e.kind === "rebalance") this.byKind(contributionOf(e));
+  }
+
+  private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string): void {
+    if (bizKey !== null) this.keys.add(bizKey);
     else {
-      if (r.msgId !== null) this.keyless.add(r.msgId);
-      if (r.group !== null) {
-        const mark = this.marks.get(r.group);
+      if (msgId !== null) this.keyless.add(msgId);
+      if (group !== null) {
+        const mark = this.marks.get(group);
         if (mark) {
-          mark[1] = Math.min(mark[1], r.ts);
-          mark[2] = Math.max(mark[2], r.ts);
-        } else this.marks.set(r.group, [r.group, r.ts, r.ts]);
+          mark[1] = Math.min(mark[1], ts);
+          mark[2] = Math.max(mark[2], ts);
+        } else this.marks.set(group, [group, ts, ts]);
       }
     }
-    const format = formatOfId(r.id);
+    const format = this.formatOf(id);
     // Every row has a source, and a batch one or two, each given as the same string by its parser: a map per
     // source looks them up by strings whose hash is known, where a joined key would be a new string to hash.
-    let formats = this.sources.get(r.source);
-    if (formats === undefined) this.sources.set(r.source, (formats = new Map()));
+    let formats = this.sources.get(sourceName);
+    if (formats === undefined) this.sources.set(sourceName, (formats = new Map()));
     const source = formats.get(format);
     if (source) {
       source[2] += 1;
-      source[3] = Math.max(source[3], r.ts);
-    } else formats.set(format, [r.source, format, 1, r.ts]);
+      source[3] = Math.max(source[3], ts);
+    } else formats.set(format, [sourceName, format, 1, ts]);
+  }
+
+  /** The last collector prefix seen ("rocketmq-trace:"): a batch's ids share it, and checking it needs no regex. */
+  private lastPrefix = "";
+  private lastFormat = "";
+
+  private formatOf(id: string): string {
+    if (this.lastPrefix !== "" && id.startsWith(this.lastPrefix) && hex32At(id, this.lastPrefix.length)) return this.lastFormat;
+    const format = formatOfId(id);
+    if (format !== "events") {
+      this.lastPrefix = `${format}:`;
+      this.lastFormat = format;
+    }
+    return format;
+  }
+
+  private byKind(r: Contribution): void {
     if (DEDUP_KINDS.has(r.kind) && r.decision !== undefined) {
       const key: [string, string, string | null] = [r.group ?? "", r.layer ?? "", r.decision];
       bump(this.decisions, JSON.stringify(key), key);

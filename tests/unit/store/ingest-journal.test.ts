@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { contributionOf, formatOfId, journalOf } from "../../../lib/store/ingest-journal.ts";
+import { contributionOf, formatOfId, JournalBuilder, journalOf } from "../../../lib/store/ingest-journal.ts";
 
 const HEX = "0123456789abcdef0123456789abcdef";
 const T = Date.UTC(2026, 10, 30, 4, 0, 0);
@@ -58,5 +59,44 @@ describe("ingest journal", () => {
     assert.deepEqual(j.decisions, [["cg", "redis", "hit", 1], ["cg", "", "executed", 1]], "only events that state a decision");
     assert.deepEqual(j.rebalances, [["cg", "t", 2], ["", "t", 1]]);
     assert.deepEqual(j.slots, [[T + 10_000, "cg", "t", 1]], "ownership changes of a group, by 10-second slot");
+  });
+
+  it("sums events as it sums their contributions, whatever their ids, kinds and details", () => {
+    const hex = fc.stringMatching(/^[0-9a-f]{30,34}$/);
+    const id = fc.oneof(
+      fc.tuple(fc.constantFrom("rocketmq-trace", "dedup-log", "sha256", "Rocketmq", "a", "x-1"), fc.constantFrom(":", "-"), hex, fc.constantFrom("", ":1", "G")).map((p) => p.join("")),
+      fc.string(),
+    );
+    const row = fc.record({
+      id,
+      kind: fc.constantFrom("dedup", "business_effect", "rebalance", "consume_end"),
+      bizKey: fc.option(fc.constantFrom("K1", "K2"), { nil: null }),
+      msgId: fc.option(fc.constantFrom("M1", "M2"), { nil: null }),
+      group: fc.option(fc.constantFrom("cg", "cg2"), { nil: null }),
+      topic: fc.option(fc.constantFrom("t"), { nil: null }),
+      source: fc.constantFrom("s", "c"),
+      ts: fc.integer({ min: T, max: T + 60_000 }),
+      detail: fc.dictionary(fc.constantFrom("layer", "decision", "action"), fc.oneof(fc.constantFrom("redis", "hit", "add", "drop_timeout"), fc.constant(null), fc.integer())),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 40 }), (rows) => {
+        const events = rows.map((r) => event(r as Partial<NormalizedEvent>));
+        const builder = new JournalBuilder();
+        for (const e of events) builder.addEvent(e);
+        const journal = builder.finish();
+        assert.deepEqual(journal, journalOf(events.map(contributionOf)));
+        // The builder remembers the last collector prefix instead of matching every id: the formats must not change.
+        const sources = new Map<string, [string, string, number, number]>();
+        for (const e of events) {
+          const key = `${e.source} ${formatOfId(e.id)}`;
+          const seen = sources.get(key);
+          sources.set(key, seen ? [e.source, formatOfId(e.id), seen[2] + 1, Math.max(seen[3], e.ts)] : [e.source, formatOfId(e.id), 1, e.ts]);
+        }
+        assert.deepEqual(
+          [...journal.sources].sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`)),
+          [...sources.values()].sort((a, b) => `${a[0]} ${a[1]}`.localeCompare(`${b[0]} ${b[1]}`)),
+        );
+      }),
+    );
   });
 });
