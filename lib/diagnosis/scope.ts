@@ -9,14 +9,14 @@ import { canonicalInstance } from "../events/instance.ts";
  *    message's KEYS only in detail, and transaction check-backs only the UNIQ_KEY.
  * 2. Context: keyless events (other than those in 1.) of the key's consumer groups, and keyless events without a group from the hosts
  *    involved (producer resend lines, lifecycle lines), from CONTEXT_BEFORE_MS before each of the key's events to
- *    CONTEXT_AFTER_MS after it, the overlapping stretches merged. Left out: a line about one consumption of another
- *    message (a kind outside CONTEXT_KINDS whose line names that message's KEYS, none of them this key's). Diagnosis
- *    reads such a line only as one of the key's own events, which it is not; in a group whose consumers fail, a
- *    key's windows held a hundred of them, up to half its context, and the API listed them all as its context. The tail is longer because a broker notices a
+ *    CONTEXT_AFTER_MS after it, the overlapping stretches merged. The tail is longer because a broker notices a
  *    vanished consumer up to 120 s after its last heartbeat, and logs it then. A key whose events lie hours apart
  *    (a DLQ replay, a delayed message, a resend the next morning) reads the minutes around each of them, not every
  *    rebalance of its group in between: those explain nothing about either delivery, and on a 10M-event store such
- *    keys read up to 7,000 lines.
+ *    keys read up to 7,000 lines. Left out: a line about one consumption of another message (a kind outside
+ *    CONTEXT_KINDS whose line names that message's KEYS, none of them this key's). Diagnosis reads such a line only
+ *    as one of the key's own events, which it is not; in a group whose consumers keep failing, a key's windows held
+ *    a hundred of them, up to half its context, and the API listed them all.
  * 3. The group's consumption model: for each of the key's groups, the newest keyless line naming its messageModel
  *    (the broker's `new consumer connected, group: G … BROADCASTING`, the client's `the consumer [G] start
  *    beginning. messageModel=…`) at or before the key's last event, however long ago (ties on time broken by the
@@ -25,10 +25,10 @@ import { canonicalInstance } from "../events/instance.ts";
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;
+export const CONTEXT_AFTER_MS = 3 * 60_000;
 
 /** Kinds diagnosis reads from the context: who owned the queue, whether the process lived, the producer's sends. */
 export const CONTEXT_KINDS: ReadonlySet<string> = new Set(["rebalance", "instance_lifecycle", "send_attempt", "transaction"]);
-export const CONTEXT_AFTER_MS = 3 * 60_000;
 
 export interface ContextWindow {
   from: number;

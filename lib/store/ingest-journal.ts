@@ -51,10 +51,6 @@ export function contributionOf(e: NormalizedEvent): Contribution {
   };
 }
 
-/**
- * Collector ids are "<format>:<32 hex>…" (collectors/record-fingerprint.ts); anything else, including the server's
- * content hashes ("sha256:…"), arrived as a normalized event.
- */
 /** Whether 32 lowercase hex digits start at `at`, as formatOfId's pattern asks after the prefix. */
 function hex32At(id: string, at: number): boolean {
   if (id.length < at + 32) return false;
@@ -65,6 +61,10 @@ function hex32At(id: string, at: number): boolean {
   return true;
 }
 
+/**
+ * Collector ids are "<format>:<32 hex>…" (collectors/record-fingerprint.ts); anything else, including the server's
+ * content hashes ("sha256:…"), arrived as a normalized event.
+ */
 export function formatOfId(id: string): string {
   const format = /^([a-z][a-z0-9-]{0,40}):[0-9a-f]{32}/.exec(id)?.[1];
   return format === undefined || format === "sha256" ? "events" : format;
