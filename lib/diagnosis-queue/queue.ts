@@ -7,6 +7,7 @@ import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { foldJournal } from "../store/ingest-journal.ts";
 import { loadDiagnosisInputs, type StoredDiagnosisInput } from "../queries/diagnosis-input.ts";
+import { rawEventsFrom } from "../queries/retention.ts";
 
 /**
  * Keeps the stored verdicts current. Events enqueue their keys by trigger (prisma/migrations/…_diagnosis); this
@@ -189,9 +190,11 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   );
   const keys = claimed.map((r) => r.biz_key).sort();
   try {
-    const results = await diagnoseKeys(driver, keys);
+    const frozen = await partlyExpired(driver, keys);
+    const live = keys.filter((k) => !frozen.has(k));
+    const results = await diagnoseKeys(driver, live);
     const found = new Set(results.map((r) => r.input.bizKey));
-    await saveDiagnoses(driver, results, keys.filter((k) => !found.has(k)));
+    await saveDiagnoses(driver, results, live.filter((k) => !found.has(k)));
     await driver.run(`DELETE FROM diagnosis_queue WHERE biz_key = ANY($1::text[]) AND claimed_by = $2 AND NOT dirty`, [keys, worker]);
   } finally {
     // Whatever is still ours (touched meanwhile, or not diagnosed because of an error) goes back to the queue.
@@ -199,6 +202,21 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   }
   const [left] = await driver.query<{ n: string | number }>(`SELECT count(*) AS n FROM diagnosis_queue`);
   return { journalFolded, marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length, remaining: Number(left?.n ?? 0) };
+}
+
+/**
+ * Keys whose stored diagnosis began before the oldest partition still kept: some of their raw events are gone. A new
+ * event for such a key (a replay a week later, a late dedup line) must not make the worker diagnose what remains
+ * and replace the diagnosis made while every event was there, and a key with no events left must not be forgotten:
+ * verdicts outlive raw events (DUPSCOPE_RETENTION_VERDICTS). Its page shows the later events beside the stored
+ * diagnosis, marked as expired (lib/views/key-report.ts).
+ */
+async function partlyExpired(driver: SqlDriver, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const stored = await driver.query<{ biz_key: string; first_ts: string | number }>(`SELECT biz_key, first_ts FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [keys]);
+  if (stored.length === 0) return new Set();
+  const from = await rawEventsFrom(driver);
+  return new Set(stored.filter((r) => from === null || Number(r.first_ts) < from).map((r) => r.biz_key));
 }
 
 /** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */

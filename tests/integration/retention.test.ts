@@ -151,6 +151,32 @@ for (const backend of backends) {
       assert.equal(kept.duplicates.length, 1, "the verdict diagnosed while every event was there");
     });
 
+    it("does not re-diagnose a partly expired key from what remains, nor forget one with nothing left", async () => {
+      const key = "ORDER-RET-0004";
+      const old = storyAt(TODAY - 8 * DAY_MS + 5 * 3_600_000, key);
+      await insertEvents(current().driver, old, MONTH);
+      await drainQueue(current().driver);
+      const before = await keyReport(current().driver, key);
+      assert.equal(before?.duplicates.length, 1);
+      await runRetentionOnce(current().driver, WEEK, NOW);
+
+      // A replay of its publish arrives after its first days expired: the worker is asked about the key again.
+      const late = { ...old[0]!, id: `${old[0]!.id}-late`, ts: TODAY - DAY_MS };
+      await insertEvents(current().driver, [late], MONTH);
+      await drainQueue(current().driver);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [key]), 1, "the verdict made from every event");
+      const after = await keyReport(current().driver, key);
+      assert.ok(after?.expired);
+      assert.deepEqual(after.events.map((e) => e.id), [late.id]);
+      assert.deepEqual(after.duplicates.map((v) => v.summary), before!.duplicates.map((v) => v.summary));
+
+      // ORDER-RET-0001 has no event left at all; queued again, it keeps its verdict.
+      await current().driver.run(`INSERT INTO diagnosis_queue (biz_key) VALUES ('ORDER-RET-0001')`);
+      await drainQueue(current().driver);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key = 'ORDER-RET-0001'`), 1);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM diagnosis_queue`), 0, "nothing left claimed or queued");
+    });
+
     it("deletes verdicts, key diagnoses and rollups older than their own retention, and shows its runs on /api/health", async () => {
       const key = "ORDER-RET-0002";
       await insertEvents(current().driver, storyAt(TODAY - 3 * DAY_MS, key), MONTH);
