@@ -109,7 +109,7 @@ const SHORT_DETAIL_CHARS = 1024;
 const FIELD_NAMES: ReadonlySet<string> = new Set([
   "id", "kind", "ts", "tsPrecision", "bizKey", "msgId", "offsetMsgId", "broker", "topic", "group",
   "queue", "queueOffset", "instance", "retryTimes", "redelivered", "success", "detail", "source",
-]);
+] satisfies (keyof NormalizedEvent)[]);
 
 /**
  * Whether an event is surely within every limit, judged from its own values and its detail's JSON instead of a walk
