@@ -50,23 +50,24 @@ export interface Ownership {
   membership: Hit[];
 }
 
+/** Shared by the rules that ask for it (fate keeps it per pair): read-only. */
 export interface Fate {
-  vanished: Hit[];
-  left: Hit[];
+  readonly vanished: readonly Hit[];
+  readonly left: readonly Hit[];
   /** Another process started (or connected) on the first instance's host: the first was restarted. */
-  restarted: Hit[];
-  partitionLost: Hit[];
-  consumerTimeouts: Hit[];
+  readonly restarted: readonly Hit[];
+  readonly partitionLost: readonly Hit[];
+  readonly consumerTimeouts: readonly Hit[];
   /** Kafka: the first instance overran max.poll.interval.ms while (or just before) it processed the record. */
-  pollTimeouts: Hit[];
+  readonly pollTimeouts: readonly Hit[];
   /** Kafka: an offset commit of the first instance for the record's partition, refused because it was no longer a member. */
-  commitFailures: Hit[];
+  readonly commitFailures: readonly Hit[];
   /** An event of the first instance from after the second delivery began: it lived on. */
-  aliveAfter: Hit | null;
+  readonly aliveAfter: Hit | null;
   /** The first instance's client log: its last line before the second delivery, when it logged nothing after. */
-  lastSeen: NormalizedEvent | null;
+  readonly lastSeen: NormalizedEvent | null;
   /** Whether the first instance's client log is there at all. */
-  clientLogSeen: boolean;
+  readonly clientLogSeen: boolean;
 }
 
 function topicsOf(p: Pair): Set<string> {
@@ -139,12 +140,12 @@ const LATE_COMMIT_MS = 2 * MAX_POLL_INTERVAL_MS;
  * when the slow batch finally ends, often after the new owner has processed the record again. A timeout before the
  * first delivery counts only if the member was not given partitions again in between.
  */
-function kafkaFate(p: Pair, ofFirst: (e: NormalizedEvent) => boolean): Pick<Fate, "pollTimeouts" | "commitFailures"> {
+function kafkaFate(p: Pair, ofFirst: readonly NormalizedEvent[]): Pick<Fate, "pollTimeouts" | "commitFailures"> {
   if (p.first.broker !== "kafka") return { pollTimeouts: [], commitFailures: [] };
   const { clockSkewMs } = p.options;
   const from = p.first.start - MAX_POLL_INTERVAL_MS;
   const to = p.second.start + LATE_COMMIT_MS;
-  const near = p.context.filter((e) => ofFirst(e) && placeWithin(e, from, to, clockSkewMs).inside);
+  const near = ofFirst.filter((e) => placeWithin(e, from, to, clockSkewMs).inside);
   const reassigned = (after: number) =>
     near.some((e) => e.ts > after && e.ts < p.first.start && e.kind === "rebalance" && (action(e) === "assign" || action(e) === "joined"));
   const hit = (event: NormalizedEvent): Hit => ({ event, at: placeWithin(event, from, to, clockSkewMs) });
@@ -162,31 +163,39 @@ function kafkaFate(p: Pair, ofFirst: (e: NormalizedEvent) => boolean): Pick<Fate
   return { pollTimeouts, commitFailures };
 }
 
+const fates = new WeakMap<Pair, Fate>();
+
+/** What became of the first delivery's instance. Kept per pair: four rules ask it of the same pair, and each answer walks the whole context. */
 export function fate(p: Pair): Fate {
+  let f = fates.get(p);
+  if (f === undefined) fates.set(p, (f = fateOf(p)));
+  return f;
+}
+
+function fateOf(p: Pair): Fate {
   const { clockSkewMs } = p.options;
   const first = p.first.instance;
   const from = p.first.start;
   const to = p.second.start;
   const within = (e: NormalizedEvent) => placeWithin(e, from, to, clockSkewMs);
-  const hits = (match: (e: NormalizedEvent) => boolean): Hit[] =>
-    p.context.filter((e) => match(e) && within(e).inside).map((event) => ({ event, at: within(event) }));
-  const ofFirst = (e: NormalizedEvent) => mine(e, first) && (e.group === null || p.first.group === null || e.group === p.first.group);
+  const hits = (lines: readonly NormalizedEvent[], match: (e: NormalizedEvent) => boolean): Hit[] =>
+    lines.filter((e) => match(e) && within(e).inside).map((event) => ({ event, at: within(event) }));
+  const mineLines = p.context.filter((e) => mine(e, first));
+  const ofFirst = mineLines.filter((e) => e.group === null || p.first.group === null || e.group === p.first.group);
   const restartedOnHost = (e: NormalizedEvent) =>
     first !== null && e.instance !== null && isJoined(e) && hostOf(e.instance) === hostOf(first) && instanceRelation(e.instance, first) === "different";
 
-  const clientLog = p.context.filter((e) => mine(e, first) && (sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log")).sort((a, b) => a.ts - b.ts);
-  const after = p.context
-    .filter((e) => ofFirst(e) && !isVanished(e) && e.ts > to + clockSkewMs)
-    .sort((a, b) => a.ts - b.ts)[0];
+  const clientLog = mineLines.filter((e) => sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log").sort((a, b) => a.ts - b.ts);
+  const after = ofFirst.filter((e) => !isVanished(e) && e.ts > to + clockSkewMs).sort((a, b) => a.ts - b.ts)[0];
   const beforeSecond = clientLog.filter((e) => e.ts <= to + clockSkewMs);
   const last = beforeSecond[beforeSecond.length - 1];
   const silent = last !== undefined && last.ts < from && !clientLog.some((e) => e.ts > to + clockSkewMs);
   return {
-    vanished: hits((e) => ofFirst(e) && isVanished(e)),
-    left: hits((e) => ofFirst(e) && isLeft(e)),
-    restarted: hits(restartedOnHost),
-    partitionLost: hits((e) => ofFirst(e) && isPartitionLost(e)),
-    consumerTimeouts: hits((e) => ofFirst(e) && isConsumerTimeout(e)),
+    vanished: hits(ofFirst, isVanished),
+    left: hits(ofFirst, isLeft),
+    restarted: hits(p.context, restartedOnHost),
+    partitionLost: hits(ofFirst, isPartitionLost),
+    consumerTimeouts: hits(ofFirst, isConsumerTimeout),
     ...kafkaFate(p, ofFirst),
     aliveAfter: after === undefined ? null : { event: after, at: placeWithin(after, to, Number.MAX_SAFE_INTEGER, 0) },
     lastSeen: silent ? last : null,

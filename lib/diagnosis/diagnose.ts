@@ -68,9 +68,12 @@ const effectPossible = (d: Delivery) => d.effect === "executed" || d.effect === 
  */
 export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): KeyDiagnosis {
   const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
-  const pool = tieSendsToRecords(uniqueById([...input.events, ...input.context]));
+  const joined = poolOf(input);
+  const pool = tieSendsToRecords(joined.pool);
   const keyEvents = selectKeyEvents(input.bizKey, pool);
-  const context = pool.filter((e) => CONTEXT_KINDS.has(e.kind));
+  // The pool is the key's events then the shared context, unless ids repeated or sends were tied to records.
+  const context =
+    joined.shared !== null && pool === joined.pool ? joined.events.filter(isContextKind).concat(joined.shared.contextKinds) : pool.filter(isContextKind);
   const byId = new Map(keyEvents.map((e) => [e.id, e]));
   const facts = new Map<string, MessageFacts>();
   const factsOf = (msgId: string | null) => {
@@ -262,9 +265,40 @@ function groupBy(deliveries: Delivery[]): Map<string | null, Delivery[]> {
   return groups;
 }
 
-function uniqueById(events: NormalizedEvent[]): NormalizedEvent[] {
+function uniqueById(events: readonly NormalizedEvent[]): NormalizedEvent[] {
   const seen = new Set<string>();
   return events.filter((e) => !seen.has(e.id) && (seen.add(e.id), true));
+}
+
+/** What every key sharing a context list would compute from it alike; its length tells a list grown since. */
+interface SharedContext {
+  ids: ReadonlySet<string>;
+  /** Each id once. */
+  unique: boolean;
+  contextKinds: readonly NormalizedEvent[];
+  length: number;
+}
+const sharedContexts = new WeakMap<readonly NormalizedEvent[], SharedContext>();
+
+const isContextKind = (e: NormalizedEvent) => CONTEXT_KINDS.has(e.kind);
+
+/**
+ * The key's events and then its context, each id once, the first kept. The store hands every key of a batch that
+ * reads the same stretch one shared context list (batch-context.ts), so what is computed from the list alone is
+ * computed once per list; a key whose events are not among it (nearly every key) gets its pool by concatenation.
+ * `shared` is null when the pool is not `events` followed by the whole context.
+ */
+function poolOf(input: DiagnosisInput): { pool: NormalizedEvent[]; events: NormalizedEvent[]; shared: SharedContext | null } {
+  let shared = sharedContexts.get(input.context);
+  if (shared === undefined || shared.length !== input.context.length) {
+    const ids = new Set(input.context.map((e) => e.id));
+    shared = { ids, unique: ids.size === input.context.length, contextKinds: input.context.filter(isContextKind), length: input.context.length };
+    sharedContexts.set(input.context, shared);
+  }
+  const events = uniqueById(input.events);
+  const known = shared.ids;
+  if (!shared.unique || events.some((e) => known.has(e.id))) return { pool: uniqueById([...input.events, ...input.context]), events, shared: null };
+  return { pool: events.concat(input.context), events, shared };
 }
 
 const clamp = (x: number) => Math.round(Math.min(0.99, Math.max(0.05, x)) * 100) / 100;

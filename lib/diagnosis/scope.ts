@@ -87,6 +87,11 @@ export function inContext(event: NormalizedEvent, scope: ContextScope): boolean 
   if (event.bizKey !== null || !scope.windows.some((w) => event.ts >= w.from && event.ts <= w.to)) return false;
   const keys = otherMessageKeys(event);
   if (keys !== null && !keys.some((k) => scope.bizKeys.includes(k))) return false;
+  return fromScopeSources(event, scope);
+}
+
+/** Of the key's consumer groups, or without a group from one of its hosts: the part of inContext that is not time or keys. */
+export function fromScopeSources(event: NormalizedEvent, scope: ContextScope): boolean {
   if (event.group !== null) return scope.groups.includes(event.group);
   return event.instance !== null && scope.hosts.includes(canonicalInstance(event.instance).host);
 }

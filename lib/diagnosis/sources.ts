@@ -19,8 +19,18 @@ const PREFIXES: Record<string, SourceKind> = {
   "otlp-traces": "otel",
 };
 
+const PREFIX_LIST = Object.entries(PREFIXES);
+
+/** The kind a `<format>:…` (or bare `<format>`) id or source names; compared in place, since diagnosis asks it of every context line. */
+function prefixKind(value: string): SourceKind | undefined {
+  for (const [prefix, kind] of PREFIX_LIST) {
+    if (value.startsWith(prefix) && (value.length === prefix.length || value.charCodeAt(prefix.length) === 58)) return kind;
+  }
+  return undefined;
+}
+
 export function sourceKind(e: NormalizedEvent): SourceKind {
-  const known = PREFIXES[e.id.split(":", 1)[0] ?? ""] ?? PREFIXES[e.source.split(":", 1)[0] ?? ""];
+  const known = prefixKind(e.id) ?? prefixKind(e.source);
   if (known !== undefined) return known;
   if (e.kind === "dedup" || e.kind === "business_effect") return "dedup_log";
   if (typeof e.detail.traceRecord === "string") return "trace";

@@ -18,7 +18,7 @@ export interface DiagnosisInput {
    * Rebalance, lifecycle, send_attempt and transaction events of the same group(s), queue(s) and instances in a
    * window around the key's events. Diagnosis looks up what it needs; extra events do no harm.
    */
-  context: NormalizedEvent[];
+  context: readonly NormalizedEvent[];
 }
 
 /** RocketMQ defaults (formats.md §3); override when a deployment changed them. */

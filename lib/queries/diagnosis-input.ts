@@ -1,6 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { CONTEXT_KINDS, contextOf, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
+import { BatchContext } from "../diagnosis/batch-context.ts";
+import { CONTEXT_KINDS, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
@@ -156,12 +157,31 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
       ? Promise.resolve([])
       : driver.prepared<EventRowSql>(MODELS, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),
   ]);
+  const batch = new BatchContext(context);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];
-    const around = contextOf(events, context);
-    const seen = new Set(around.map((e) => e.id));
-    const model = groupModelsOf(events, models).filter((e) => !seen.has(e.id));
-    return [{ bizKey, events, context: [...model, ...around].sort(byTime), contextTruncated: truncated }];
+    return [{ bizKey, events, context: withModels(batch.of(events), groupModelsOf(events, models)), contextTruncated: truncated }];
   });
+}
+
+/**
+ * The context in time order with the group model lines it lacks: `[...models, ...around].sort(byTime)` without the
+ * model lines already in it, but without copying the (shared) list when there is nothing to add.
+ */
+function withModels(around: readonly NormalizedEvent[], models: readonly NormalizedEvent[]): readonly NormalizedEvent[] {
+  let out = around;
+  for (const m of models) {
+    // byTime orders events by (ts, id), so the position it gives is the line's own if the line is there.
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (byTime(out[mid]!, m) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (out[lo]?.id === m.id) continue;
+    out = [...out.slice(0, lo), m, ...out.slice(lo)];
+  }
+  return out;
 }

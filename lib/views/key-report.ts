@@ -22,7 +22,7 @@ export interface KeyReport {
   bizKey: string;
   events: NormalizedEvent[];
   /** The context events listed: all that diagnosis read, or those limitContext kept. */
-  context: NormalizedEvent[];
+  context: readonly NormalizedEvent[];
   /** How many context events diagnosis read. */
   contextTotal: number;
   /** The store cut a window's context at CONTEXT_ROW_LIMIT rows. */
@@ -44,7 +44,7 @@ export function localeFrom(value: string | null | undefined): Locale {
   return asLocale(value) ?? "en";
 }
 
-export function renderReport(bizKey: string, events: NormalizedEvent[], context: NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {
+export function renderReport(bizKey: string, events: NormalizedEvent[], context: readonly NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {
   // The texts name channels as the lanes do; the data beside them keeps the identities.
   const o: RenderOptions = { instanceNames: readableChannels([...events, ...context]), ...options };
   const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
