@@ -7,7 +7,7 @@ import path from "node:path";
 import { parseFilters, type Filters } from "../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, filterChoices, gapHistogram, latestLeaks, outcomesOverTime, storeState, topByRate, totals } from "../lib/queries/overview.ts";
 import { Rng } from "../lib/simulator/random.ts";
-import { processQueueStep } from "../lib/diagnosis-queue/queue.ts";
+import { processQueueStep, queuedKeys } from "../lib/diagnosis-queue/queue.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { startServer, type RunningServer } from "../tests/helpers/server.ts";
@@ -46,7 +46,7 @@ async function drainDiagnosisQueue(driver: SqlDriver): Promise<void> {
     if (performance.now() - lastReport > 15_000) {
       lastReport = performance.now();
       const seconds = (lastReport - started) / 1000;
-      console.log(`  ${fmt(diagnosed).padStart(9)} keys diagnosed, ${fmt(step.remaining).padStart(9)} queued, ${seconds.toFixed(0)} s: ${fmt(diagnosed / seconds)} keys/s`);
+      console.log(`  ${fmt(diagnosed).padStart(9)} keys diagnosed, ${fmt(await queuedKeys(driver)).padStart(9)} queued, ${seconds.toFixed(0)} s: ${fmt(diagnosed / seconds)} keys/s`);
     }
   }
   const seconds = (performance.now() - started) / 1000;

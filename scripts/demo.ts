@@ -13,7 +13,7 @@ import { httpSink } from "../lib/ingest/http-sink.ts";
 import { DEFAULT_RETRY, type EventSink } from "../lib/ingest/sink.ts";
 import { describeLocation, storeConfigFromEnv } from "../lib/store/config.ts";
 import { StoreLockedError } from "../lib/store/data-dir-lock.ts";
-import { processQueueStep } from "../lib/diagnosis-queue/queue.ts";
+import { processQueueStep, queuedKeys } from "../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../lib/store/open.ts";
 
 const USAGE = "usage: npm run demo [-- --server URL --token T --scale N --seed S]";
@@ -140,7 +140,7 @@ async function diagnose(store: Store): Promise<number> {
     const step = await processQueueStep(store.driver);
     diagnosed += step.keysDiagnosed;
     if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return diagnosed;
-    progress(`diagnosing: ${count(diagnosed)} keys done, ${count(step.remaining)} left`, false);
+    progress(`diagnosing: ${count(diagnosed)} keys done, ${count(await queuedKeys(store.driver))} left`, false);
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
-import { drainQueue, processQueueStep } from "../../lib/diagnosis-queue/queue.ts";
+import { drainQueue, processQueueStep, queuedKeys } from "../../lib/diagnosis-queue/queue.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import { foldJournal } from "../../lib/store/ingest-journal.ts";
@@ -63,7 +63,7 @@ for (const backend of backends) {
         for (;;) {
           const step = await processQueueStep(shared.driver, { batch: 20, worker: name });
           diagnosedBy.set(name, (diagnosedBy.get(name) ?? 0) + step.keysDiagnosed);
-          if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0 && step.remaining === 0) return;
+          if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0 && (await queuedKeys(shared.driver)) === 0) return;
           if (step.keysDiagnosed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
         }
       };
