@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import { contextScope, fromScopeSources, otherMessageKeys } from "./scope.ts";
+import { contextScope, fromScopeSources, otherMessageKeys, type ContextScope } from "./scope.ts";
 
 /**
  * contextOf (scope.ts) for many keys over one list of candidates, as the diagnosis worker and the key lookups read
@@ -31,11 +31,14 @@ export class BatchContext {
     });
   }
 
-  /** The context of a key with these events, as contextOf(keyEvents, candidates) answers it. Do not modify it: keys share it. */
-  of(keyEvents: readonly NormalizedEvent[]): readonly NormalizedEvent[] {
-    const scope = contextScope(keyEvents);
+  /**
+   * The context of a key with these events, as contextOf(keyEvents, candidates) answers it; `scope` is theirs, when
+   * the caller has it already. Do not modify the answer: keys share it.
+   */
+  of(keyEvents: readonly NormalizedEvent[], scope: ContextScope | undefined = contextScope(keyEvents)): readonly NormalizedEvent[] {
     if (!scope) return [];
-    const ranges = scope.windows.map((w) => [this.firstIndex((ts) => ts >= w.from), this.firstIndex((ts) => ts > w.to)] as const).filter(([lo, hi]) => lo < hi);
+    const at = (test: (ts: number) => boolean) => firstIndex(this.ts.length, (i) => test(this.ts[i]!));
+    const ranges = scope.windows.map((w) => [at((ts) => ts >= w.from), at((ts) => ts > w.to)] as const).filter(([lo, hi]) => lo < hi);
     const signature = JSON.stringify([scope.groups, scope.hosts, ranges]);
     let base = this.shared.get(signature);
     if (base === undefined) {
@@ -59,16 +62,16 @@ export class BatchContext {
       .map((i) => this.candidates[i]!)
       .filter((e) => !skip.has(e.id));
   }
+}
 
-  /** The first position whose time passes `test`, which holds from some position on (the candidates are in time order). */
-  private firstIndex(test: (ts: number) => boolean): number {
-    let lo = 0;
-    let hi = this.ts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (!test(this.ts[mid]!)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+/** The first index in [0, length) from which `test` holds, given that it holds from some index on (binary search). */
+export function firstIndex(length: number, test: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (test(mid)) hi = mid;
+    else lo = mid + 1;
   }
+  return lo;
 }

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { BatchContext } from "../diagnosis/batch-context.ts";
+import { BatchContext, firstIndex } from "../diagnosis/batch-context.ts";
 import { CONTEXT_KINDS, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
@@ -161,7 +161,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]):
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];
-    return [{ bizKey, events, context: withModels(batch.of(events), groupModelsOf(events, models)), contextTruncated: truncated }];
+    return [{ bizKey, events, context: withModels(batch.of(events, scopes.get(bizKey)), groupModelsOf(events, models)), contextTruncated: truncated }];
   });
 }
 
@@ -173,13 +173,8 @@ function withModels(around: readonly NormalizedEvent[], models: readonly Normali
   let out = around;
   for (const m of models) {
     // byTime orders events by (ts, id), so the position it gives is the line's own if the line is there.
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (byTime(out[mid]!, m) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const list = out;
+    const lo = firstIndex(list.length, (i) => byTime(list[i]!, m) >= 0);
     if (out[lo]?.id === m.id) continue;
     out = [...out.slice(0, lo), m, ...out.slice(lo)];
   }
