@@ -143,6 +143,13 @@ export interface StepOptions {
   batch?: number;
   worker?: string;
   leaseMs?: number;
+  /**
+   * How long a key queued by a mark waits before a worker may claim it. Marks come from keyless lines (rebalances,
+   * lifecycle), and a busy group logs them every second or so: each one queued every duplicate of the group's last
+   * minutes again, so without a wait those keys were diagnosed once per step (docs/performance.md). Marks that come
+   * within the wait find the key queued and add nothing. A key's own new events do not wait (foldJournal).
+   */
+  markSettleMs?: number;
 }
 
 /**
@@ -154,21 +161,22 @@ export interface StepOptions {
  * other statement commits on its own.
  */
 export async function processQueueStep(driver: SqlDriver, options: StepOptions = {}): Promise<QueueStep> {
-  const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS } = options;
+  const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS, markSettleMs = 0 } = options;
   const journalFolded = await foldJournal(driver);
   // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. A key's
   // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it. Only keys with
   // something to explain are queued again: a key delivered once stays delivered once whatever happened around it,
   // and queueing every key of a busy group around each rebalance line re-diagnosed minutes of traffic per line.
   // Keys not diagnosed yet are queued already. A duplicate is found by its verdict's deliveries, widened by
-  // VERDICT_SPAN_SLACK_MS for the key's events after the second delivery starts; a lost message by its key.
+  // VERDICT_SPAN_SLACK_MS for the key's events after the second delivery starts; a lost message by its key. The keys
+  // wait markSettleMs before they can be claimed.
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
        RETURNING group_name, from_ts - $1 AS lo, to_ts + $2 AS hi
      ), queued AS (
-       INSERT INTO diagnosis_queue (biz_key)
-         SELECT k FROM (
+       INSERT INTO diagnosis_queue (biz_key, enqueued_at)
+         SELECT k, now() + $4 * interval '1 millisecond' FROM (
            SELECT v.biz_key AS k FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.second_ts >= m.lo - $3 AND v.first_ts <= m.hi
            UNION
            SELECT d.biz_key FROM m JOIN key_diagnoses d ON d.lost > 0 AND d.last_ts >= m.lo AND d.first_ts <= m.hi AND m.group_name = ANY(d.groups)
@@ -177,11 +185,11 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM m) AS marks`,
-    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, VERDICT_SPAN_SLACK_MS],
+    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, VERDICT_SPAN_SLACK_MS, markSettleMs],
   );
   const claimed = await driver.query<{ biz_key: string }>(
     `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
-       FROM (SELECT biz_key FROM diagnosis_queue WHERE claimed_until IS NULL OR claimed_until < now()
+       FROM (SELECT biz_key FROM diagnosis_queue WHERE (claimed_until IS NULL OR claimed_until < now()) AND enqueued_at <= now()
               ORDER BY enqueued_at, biz_key LIMIT ${Math.floor(batch)} FOR UPDATE SKIP LOCKED) c
       WHERE q.biz_key = c.biz_key
       RETURNING q.biz_key`,
@@ -203,7 +211,7 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
 }
 
 /**
- * Keys in the diagnosis queue, claimed or not, for progress reports. A count reads the whole table, bloated by the
+ * Keys in the diagnosis queue, claimed, settling (markSettleMs) or not, for progress reports. A count reads the whole table, bloated by the
  * queue's churn: with a backlog it took ~200 ms, most of a 1,000-key step, so steps do not count.
  */
 export async function queuedKeys(driver: SqlDriver): Promise<number> {

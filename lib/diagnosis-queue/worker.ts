@@ -18,6 +18,13 @@ import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
  */
 const STEP_KEYS = 1000;
 
+/**
+ * How long keys queued by a rebalance or lifecycle line wait, so that the lines of the next seconds add nothing
+ * (queue.ts, markSettleMs). Verdicts that such a line changes are stored this much later; the key page diagnoses
+ * on read and is never late.
+ */
+const MARK_SETTLE_MS = 10_000;
+
 export type WorkerHandle = PeriodicHandle;
 
 export function diagnosisIntervalMs(env: Record<string, string | undefined> = process.env): number {
@@ -37,7 +44,7 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
     try {
       for (;;) {
         if (stopped()) return;
-        const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS });
+        const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS, markSettleMs: MARK_SETTLE_MS });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
         // Open dashboards hear of each step, not only the end of a long backlog.

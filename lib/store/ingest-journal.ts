@@ -306,15 +306,18 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<voi
   }
   const cols = <T extends unknown[], V>(rows: T[], i: number, as: (v: T[number]) => V = (v) => v as V) => rows.map((r) => as(r[i]));
 
-  // In key order, so folds sharing keys take the queue's row locks in the same order.
+  // In key order, so folds sharing keys take the queue's row locks in the same order. A key a worker holds is
+  // marked dirty, for another pass; one waiting for a mark to settle (lib/diagnosis-queue/queue.ts) waits no longer:
+  // its own events are news.
   await session.run(
-    `INSERT INTO diagnosis_queue (biz_key)
+    `INSERT INTO diagnosis_queue AS q (biz_key)
        SELECT k FROM (
          SELECT unnest($1::text[]) AS k
          UNION
          SELECT e.biz_key FROM events e WHERE e.msg_id = ANY($2::text[]) AND e.biz_key IS NOT NULL
        ) AS keys ORDER BY k
-     ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL`,
+     ON CONFLICT (biz_key) DO UPDATE SET dirty = q.dirty OR q.claimed_by IS NOT NULL, enqueued_at = LEAST(q.enqueued_at, EXCLUDED.enqueued_at)
+       WHERE q.claimed_by IS NOT NULL OR q.enqueued_at > EXCLUDED.enqueued_at`,
     [[...keys], [...keyless]],
   );
   if (marks.length > 0) {

@@ -144,6 +144,37 @@ for (const backend of backends) {
       assert.ok(!requeued.some((r) => r.biz_key === "ORDER-ONCE"), "the key delivered once is not");
     });
 
+    it("lets keys a rebalance line queued settle: later lines add nothing, and the key's own new event ends the wait", async () => {
+      await insertEvents(store.driver, normalized(orderStory("ORDER-SETTLE")).filter((e) => e.kind !== "rebalance"));
+      await drainQueue(store.driver);
+      const line = (ts: number, source: string) =>
+        normalized([{ kind: "rebalance", ts, broker: "rocketmq", group: "pay-consumer", queue: "broker-a:3", instance: "10.0.0.7@88", detail: { action: "add" }, source }]);
+      const settle = { batch: 1000, markSettleMs: 60_000 };
+      const queued = () => store.driver.query<{ biz_key: string; waits: boolean }>(`SELECT biz_key, enqueued_at > now() AS waits FROM diagnosis_queue ORDER BY 1`);
+      const diagnosedAt = async () => (await store.driver.query<{ at: string }>(`SELECT diagnosed_at::text AS at FROM key_diagnoses WHERE biz_key = 'ORDER-SETTLE'`))[0]!.at;
+      const before = await diagnosedAt();
+
+      await insertEvents(store.driver, line(T0 + 1300, "test:settle-1"));
+      const first = await processQueueStep(store.driver, settle);
+      assert.deepEqual([first.marksExpanded, first.keysDiagnosed], [1, 0], "the key is queued, not claimed yet");
+      assert.ok((await queued()).some((r) => r.biz_key === "ORDER-SETTLE" && r.waits));
+      const [{ until }] = (await store.driver.query<{ until: string }>(`SELECT enqueued_at::text AS until FROM diagnosis_queue WHERE biz_key = 'ORDER-SETTLE'`)) as [{ until: string }];
+
+      await insertEvents(store.driver, line(T0 + 1400, "test:settle-2"));
+      const second = await processQueueStep(store.driver, settle);
+      assert.deepEqual([second.marksExpanded, second.keysDiagnosed], [1, 0], "a second line within the wait adds nothing");
+      const [{ still }] = (await store.driver.query<{ still: string }>(`SELECT enqueued_at::text AS still FROM diagnosis_queue WHERE biz_key = 'ORDER-SETTLE'`)) as [{ still: string }];
+      assert.equal(still, until, "nor does it push the wait further");
+      assert.equal(await diagnosedAt(), before);
+
+      const late = normalized([{ kind: "dedup", ts: T0 + 1600, broker: "rocketmq", bizKey: "ORDER-SETTLE", group: "pay-consumer", instance: "10.0.0.7@88", detail: { layer: "db", decision: "hit" }, source: "test:settle-late" }]);
+      await insertEvents(store.driver, late);
+      const third = await processQueueStep(store.driver, settle);
+      assert.ok(third.keysDiagnosed >= 1, "the key's own event is diagnosed at once");
+      assert.ok(!(await queued()).some((r) => r.biz_key === "ORDER-SETTLE"));
+      assert.notEqual(await diagnosedAt(), before);
+    });
+
     it("round-trips every column through the Prisma model (schema and migrations agree)", async () => {
       // The ORM knows nothing of partitions: the day's must exist, as the writers make sure (lib/store/partitions.ts).
       await ensureEventPartitions(store.driver, [minuteOf(T0)]);
