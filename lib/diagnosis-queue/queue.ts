@@ -234,6 +234,17 @@ async function partlyExpired(driver: SqlDriver, keys: string[]): Promise<Set<str
   return new Set(stored.filter((r) => from === null || Number(r.first_ts) < from).map((r) => r.biz_key));
 }
 
+/**
+ * The tables every diagnosed key passes through: a row is inserted, updated by the claim and deleted, so each key
+ * leaves dead rows behind. Autovacuum's defaults visit them once a minute at most (and PGlite, the embedded store,
+ * never), and in a minute a busy worker leaves hundreds of thousands: the claim's index scan then steps over them
+ * (docs/performance.md#settling-marks-and-a-vacuumed-queue). SKIP_LOCKED: a table another server is vacuuming is
+ * left to it.
+ */
+export async function vacuumQueueTables(driver: SqlDriver): Promise<void> {
+  await driver.exec(`VACUUM (SKIP_LOCKED) diagnosis_queue, ingest_journal, diagnosis_marks`);
+}
+
 /** Drains the queue completely, for tests; scripts that report progress step through processQueueStep. */
 export async function drainQueue(driver: SqlDriver, batch = 200): Promise<number> {
   let total = 0;

@@ -2,7 +2,7 @@ import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
 import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import type { SqlDriver } from "../store/driver.ts";
-import { diagnosisLeaseMs, processQueueStep } from "./queue.ts";
+import { diagnosisLeaseMs, processQueueStep, vacuumQueueTables } from "./queue.ts";
 
 /**
  * The server's background loop that keeps stored verdicts current: every `intervalMs` it drains the diagnosis
@@ -25,6 +25,9 @@ const STEP_KEYS = 1000;
  */
 const MARK_SETTLE_MS = 10_000;
 
+/** How often a worker with keys to diagnose vacuums the queue's tables (queue.ts, vacuumQueueTables). */
+const QUEUE_VACUUM_MS = 10_000;
+
 export type WorkerHandle = PeriodicHandle;
 
 export function diagnosisIntervalMs(env: Record<string, string | undefined> = process.env): number {
@@ -38,6 +41,7 @@ export function diagnosisIntervalMs(env: Record<string, string | undefined> = pr
 export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): WorkerHandle {
   const log = logger.child({ component: "diagnosis" });
   const leaseMs = diagnosisLeaseMs();
+  let vacuumedAt = Date.now();
   const tick = async (stopped: () => boolean) => {
     let diagnosed = 0;
     const started = Date.now();
@@ -47,6 +51,11 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
         const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS, markSettleMs: MARK_SETTLE_MS });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
+        // Only a step that did something left dead rows.
+        if (Date.now() - vacuumedAt >= QUEUE_VACUUM_MS) {
+          vacuumedAt = Date.now();
+          await vacuumQueueTables(driver).catch((error: unknown) => log.warn({ err: error }, "vacuum of the diagnosis queue's tables failed; will retry"));
+        }
         // Open dashboards hear of each step, not only the end of a long backlog.
         if (step.keysDiagnosed > 0) liveChannel().publish({ type: "diagnosed", keys: step.keysDiagnosed, at: Date.now() });
         await new Promise((resolve) => setImmediate(resolve));
