@@ -4,6 +4,7 @@ import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet,
 import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+import { OffsetResets, type ResetStrategy } from "./offset-resets.ts";
 
 /**
  * Kafka consumer logs: the lines that say when a consumer joined its group, gave up, received or lost partitions,
@@ -17,8 +18,10 @@ import { parseAlone, parseLines, type LineParser, type LineResult, type ParseCon
  *   Kafka Connect worker groups     `[Worker clientId=connect-1, groupId=connect-cluster] Rebalance started`: kept
  *                                   apart as `worker_rebalance` lifecycle events, never as consumer rebalances.
  *
- * `Pausing partitions`, `Setting offset for partition …`, offset commits and a manual `assign()` are not rebalances
- * and match no template. Templates and events are listed in README.md.
+ * Offset resets (`… is out of range for partition t-0, resetting offset`, `Resetting offset for partition t-0 to …`,
+ * an application's `Seeking to …`) are lifecycle events of the partition, paired in ./offset-resets.ts.
+ * `Pausing partitions`, `Setting offset for partition … to the committed offset`, offset commits and a manual
+ * `assign()` are not rebalances and match no template. Templates and events are listed in README.md.
  */
 
 export const FORMAT = "kafka-client-log";
@@ -35,7 +38,12 @@ export type ConsumerAction =
   | "poll_timeout"
   | "leave_group"
   | "commit_failed"
-  | "worker_rebalance";
+  | "worker_rebalance"
+  | "offset_out_of_range"
+  | "offset_reset"
+  | "offset_skipped"
+  /** An application's seek to the start or end: no event of its own, it says why the reset after it happened. */
+  | "offset_seek";
 
 export interface TopicPartition {
   topic: string;
@@ -53,6 +61,8 @@ interface Draft {
   /** A Connect worker-group template: counts only under a `[Worker …]` prefix. */
   worker?: boolean;
   detail?: { [key: string]: DetailValue | undefined };
+  /** What an offset line says of its partition (the first of `partitions`), for OffsetResets. */
+  offsets?: { fromOffset?: number; toOffset?: number; strategy?: ResetStrategy };
 }
 
 type Template = MessageTemplate<Draft>;
@@ -244,6 +254,81 @@ const WORKER_TEMPLATES: Template[] = [
   simple("worker_forcing_rebalance", /Current config state offset \S+ does not match group assignment \S+\. Forcing rebalance\./, "worker_rebalance", "Current config state offset {} does not match group assignment {}. Forcing rebalance.", () => ({ worker: true })),
 ];
 
+const TOPIC_PARTITION = "([A-Za-z0-9._-]+-\\d+)";
+
+/** One partition named by an offset line, as TopicPartition prints it. */
+function onePartition(token: string): TopicPartition[] | undefined {
+  const partitions = parsePartitions(token);
+  return typeof partitions === "string" || partitions.length !== 1 ? undefined : partitions;
+}
+
+const strategyOf = (word: string): ResetStrategy => (/^(?:earliest|beginning)$/i.test(word) ? "earliest" : "latest");
+
+/** Fetcher (0.10 – 3.4), AbstractFetch (3.5, 3.6), FetchCollector (3.7+): the position the consumer stood at. */
+const offsetOutOfRange: Template = {
+  name: "offset_out_of_range",
+  head: /Fetch (?:offset \d+|position FetchPosition\{offset=\d+)/,
+  atStart: true,
+  wording: "Fetch position FetchPosition{offset={}, …} is out of range for partition {}, resetting offset",
+  read(message) {
+    const m = new RegExp(`^Fetch (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+).*?\\}) is out of range(?: for partition ${TOPIC_PARTITION})?`).exec(message);
+    if (!m) return undefined;
+    const fromOffset = Number(m[1] ?? m[2]);
+    if (!Number.isSafeInteger(fromOffset)) return "offset: not a whole number";
+    const partitions = m[3] === undefined ? [] : onePartition(m[3]);
+    if (partitions === undefined) return `partitions: "${m[3]}" is not a topic-partition`;
+    // Without auto.offset.reset the client throws OffsetOutOfRangeException to the application instead.
+    const policy = /no reset policy is configured/.test(message) ? "none" : "reset";
+    return [{ action: "offset_out_of_range", wording: this.wording, partitions, detail: { fromOffset, policy }, offsets: { fromOffset } }];
+  },
+};
+
+/** Fetcher (0.9 – 2.2), SubscriptionState (2.3+): where the partition was moved. */
+const offsetReset: Template = {
+  name: "offset_reset",
+  head: /Resetting offset for partition /,
+  atStart: true,
+  wording: "Resetting offset for partition {} to position FetchPosition{offset={}, …}.",
+  read(message) {
+    const m = new RegExp(`^Resetting offset for partition ${TOPIC_PARTITION} to (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+)|(earliest|latest) offset|(the committed offset))`).exec(message);
+    if (!m) return undefined;
+    // 0.9 – 1.0 at DEBUG: the consumer resumes where its group committed, as `Setting offset …` says later.
+    if (m[5] !== undefined) return [];
+    const partitions = onePartition(m[1]!);
+    if (partitions === undefined) return `partitions: "${m[1]}" is not a topic-partition`;
+    const to = m[2] ?? m[3];
+    const toOffset = to === undefined ? undefined : Number(to);
+    if (toOffset !== undefined && !Number.isSafeInteger(toOffset)) return "offset: not a whole number";
+    const strategy = m[4] === undefined ? undefined : strategyOf(m[4]);
+    return [{ action: "offset_reset", wording: this.wording, partitions, offsets: { toOffset, strategy } }];
+  },
+};
+
+/**
+ * An application's `seekToBeginning` / `seekToEnd` (the reset line follows with the offset), or its `seek` to an
+ * offset, which moves the partition there and logs nothing more.
+ */
+const offsetSeek: Template = {
+  name: "offset_seek",
+  head: /Seeking to (?:(?:EARLIEST|LATEST|earliest|latest) offset of|beginning of|end of|offset \d+ for) partition /,
+  atStart: true,
+  wording: "Seeking to {EARLIEST|LATEST} offset of partition {}",
+  read(message) {
+    const to = new RegExp(`^Seeking to offset (\\d+) for partition ${TOPIC_PARTITION}`).exec(message);
+    if (to) {
+      const partitions = onePartition(to[2]!);
+      const toOffset = Number(to[1]);
+      if (partitions === undefined || !Number.isSafeInteger(toOffset)) return undefined;
+      return [{ action: "offset_reset", wording: "Seeking to offset {} for partition {}", partitions, detail: { reason: "seek" }, offsets: { toOffset } }];
+    }
+    const m = new RegExp(`^Seeking to (EARLIEST|LATEST|earliest|latest|beginning|end) (?:offset )?of partition ${TOPIC_PARTITION}$`).exec(message);
+    if (!m) return undefined;
+    const partitions = onePartition(m[2]!);
+    if (partitions === undefined) return `partitions: "${m[2]}" is not a topic-partition`;
+    return [{ action: "offset_seek", wording: this.wording, partitions, offsets: { strategy: strategyOf(m[1]!) } }];
+  },
+};
+
 /** Checked in order at the earliest head found; the first whose head matches there decides the line. */
 export const TEMPLATES: Template[] = [
   // 0.10/1.x and kafka-python name the group last: `(Re-)joining group my-group`.
@@ -317,6 +402,9 @@ export const TEMPLATES: Template[] = [
       ];
     },
   },
+  offsetOutOfRange,
+  offsetReset,
+  offsetSeek,
   simple("lost_generation_reset", /Giving away all assigned partitions as lost since generation/, "lost", "Giving away all assigned partitions as lost since generation has been reset, …"),
   simple("commit_failing", /Failing OffsetCommit request since the consumer is not part of an active group/, "commit_failed", "Failing OffsetCommit request since the consumer is not part of an active group", () => ({
     detail: { membershipLost: true },
@@ -402,14 +490,43 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
   return draft.partitions.map((p) => base(p));
 }
 
+/**
+ * An offset line's draft as its event says it: a seek only tells the reset after it why; a reset states where the
+ * partition was when the line before said so, and whether it went back.
+ */
+function resolveOffsets(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext, resets: OffsetResets): Draft | undefined {
+  const partition = draft.partitions?.[0];
+  if (draft.offsets === undefined) return draft;
+  const consumer = `${member?.clientId ?? ""}\u0000${ctx.instance ?? line.envelope.host ?? ""}`;
+  const tp = partition === undefined ? null : `${partition.topic}-${partition.partition}`;
+  const { fromOffset, toOffset, strategy } = draft.offsets;
+  if (draft.action === "offset_out_of_range") {
+    if (fromOffset !== undefined) resets.outOfRange(consumer, tp, line.time.ts, fromOffset);
+    return draft;
+  }
+  if (tp === null) return draft;
+  if (draft.action === "offset_seek") {
+    if (strategy !== undefined) resets.seek(consumer, tp, line.time.ts, strategy);
+    return undefined;
+  }
+  if (draft.detail?.reason === "seek") return { ...draft, detail: { ...draft.detail, toOffset } };
+  const outcome = resets.reset(consumer, tp, line.time.ts, toOffset, strategy);
+  return { ...draft, action: outcome.action, detail: { ...draft.detail, fromOffset: outcome.fromOffset, toOffset, strategy: outcome.strategy, reason: outcome.reason } };
+}
+
 /** Worker-only wordings (`Rebalance started`) mean something else outside a Connect worker's prefix. */
-function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext, groups: Set<string>): NormalizedEvent[] {
+function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext, groups: Set<string>, resets: OffsetResets): NormalizedEvent[] {
   const member = memberOf(line);
   if (member?.type === "Consumer" && member.groupId !== null) groups.add(member.groupId);
   // Spring Kafka before 2.3 logs `partitions assigned: […]` without the group: when the input's consumer lines name
   // one group only, it is that one (`detail.groupFrom: "input"`).
   const inputGroup = groups.size === 1 ? [...groups][0] : undefined;
-  return drafts.filter((d) => !d.worker || member?.type === "Worker").flatMap((draft) => eventsOf(draft, member, line, ctx, inputGroup));
+  return drafts
+    .filter((d) => !d.worker || member?.type === "Worker")
+    .flatMap((draft) => {
+      const resolved = resolveOffsets(draft, member, line, ctx, resets);
+      return resolved === undefined ? [] : eventsOf(resolved, member, line, ctx, inputGroup);
+    });
 }
 
 /** Kafka's issues name what is wrong (`timestamp: …`, `partitions: …`) rather than the template. */
@@ -421,7 +538,8 @@ function describe(template: string, problem: { time?: string; fields?: string })
 export function openKafkaClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const groups = new Set<string>();
-  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx, groups), describe));
+  const resets = new OffsetResets();
+  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx, groups, resets), describe));
 }
 
 /** One line read as a whole input. */

@@ -57,7 +57,8 @@ export interface EvidenceValues {
   /**
    * The group's offsets were reset back: an operator's resetOffsetByTime (`by` the admin's address, from the broker
    * log), the client's `invoke reset offset operation from broker`, or Kafka's reset. `resetTo`: the time it rewound to.
-   * A client that moved one queue back after the broker answered OFFSET_ILLEGAL names it and the offsets instead.
+   * A client that moved one queue back after the broker answered OFFSET_ILLEGAL names it and the offsets instead, as
+   * does a Kafka consumer resetting a partition (`toOffset` alone when no line before the reset said where it was).
    */
   offset_reset: {
     instance: Instance;
@@ -69,6 +70,11 @@ export interface EvidenceValues {
     queue?: string;
     fromOffset?: number;
     toOffset?: number;
+    /**
+     * Why the client moved the queue: the RocketMQ broker answered OFFSET_ILLEGAL, a Kafka fetch position was out of
+     * range (auto.offset.reset), or the application seeked.
+     */
+    reason?: "offset_illegal" | "out_of_range" | "seek";
   };
   /**
    * Two processes of `host` connected to one broker with the same clientId (`remotes`: their two local addresses; `ts`:

@@ -22,7 +22,11 @@ export function offsetRollback(p: Pair): RuleResult | null {
   const by = str(reset.detail.by);
   const fromOffset = num(reset.detail.fromOffset);
   const toOffset = num(reset.detail.toOffset);
-  const offsets = reset.queue !== null && fromOffset !== null && toOffset !== null ? { queue: reset.queue, fromOffset, toOffset } : {};
+  const reason = RESET_REASONS.find((r) => r === reset.detail.reason);
+  const offsets =
+    reset.queue !== null && toOffset !== null
+      ? { queue: reset.queue, toOffset, ...(fromOffset === null ? {} : { fromOffset }), ...(reason === undefined ? {} : { reason }) }
+      : {};
   found.push(
     evidence(
       "offset_reset",
@@ -34,6 +38,8 @@ export function offsetRollback(p: Pair): RuleResult | null {
   );
   return { cause: "offset_rollback", score: 0.93, evidence: found };
 }
+
+const RESET_REASONS = ["offset_illegal", "out_of_range", "seek"] as const;
 
 /**
  * A reset of the pair's group (and topic, and queue, when both name one) between the two deliveries, rewinding to

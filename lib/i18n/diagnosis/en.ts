@@ -82,10 +82,15 @@ export const en: Language = {
           return `${f.i(v.instance)} did not acknowledge within the consumer timeout (${f.t(v.ts)})`;
       }
     },
-    offset_reset: (v, f) =>
-      v.queue !== undefined && v.fromOffset !== undefined && v.toOffset !== undefined
-        ? `queue ${v.queue} of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} was moved back from offset ${v.fromOffset} to ${v.toOffset} at ${f.t(v.ts)}, after the broker answered its pull with OFFSET_ILLEGAL${v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`}, between the two deliveries: what had been consumed since was consumed again`
-        : `the offsets of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} were reset${v.resetTo === null ? "" : ` back to ${f.t(v.resetTo)}`} at ${f.t(v.ts)}${v.by === null ? (v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`) : ` (requested from ${v.by})`}, between the two deliveries: what had been consumed since was consumed again`,
+    offset_reset: (v, f) => {
+      const logged = v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`;
+      const why = { offset_illegal: ", after the broker answered its pull with OFFSET_ILLEGAL", out_of_range: ", after its fetch position was out of range (auto.offset.reset)", seek: " by the application's seek" };
+      const queue = `${v.reason === "offset_illegal" ? "queue" : "partition"} ${v.queue} of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`}`;
+      const moved = v.fromOffset !== undefined ? `was moved back from offset ${v.fromOffset} to ${v.toOffset}` : `was reset to offset ${v.toOffset}`;
+      return v.queue !== undefined && v.toOffset !== undefined
+        ? `${queue} ${moved} at ${f.t(v.ts)}${v.reason === undefined ? "" : why[v.reason]}${logged}, between the two deliveries: what had been consumed since was consumed again`
+        : `the offsets of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`} were reset${v.resetTo === null ? "" : ` back to ${f.t(v.resetTo)}`} at ${f.t(v.ts)}${v.by === null ? (v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`) : ` (requested from ${v.by})`}, between the two deliveries: what had been consumed since was consumed again`;
+    },
     client_id_shared: (v, f) =>
       `two processes on ${v.host} connected to the broker with the same clientId ${v.clientId} (from ${v.remotes[0]} and ${v.remotes[1]}, the second at ${f.t(v.ts)}): the broker took them for one member, so both were given the same queues and consumed the same messages (${f.i(v.instances[0])} and ${f.i(v.instances[1])})`,
     broadcasting_group: (v, f) =>

@@ -82,10 +82,15 @@ export const zhCN: Language = {
           return `${f.i(v.instance)} 未在消费者超时时间内确认（${f.t(v.ts)}）`;
       }
     },
-    offset_reset: (v, f) =>
-      v.queue !== undefined && v.fromOffset !== undefined && v.toOffset !== undefined
-        ? `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的队列 ${v.queue} 在 ${f.t(v.ts)} 因 broker 对拉取请求返回 OFFSET_ILLEGAL，位点从 ${v.fromOffset} 回退到 ${v.toOffset}${v.instance === null ? "" : `（${f.i(v.instance)} 记录）`}，发生在两次投递之间：此后消费过的消息被再次消费`
-        : `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`,
+    offset_reset: (v, f) => {
+      const logged = v.instance === null ? "" : `（${f.i(v.instance)} 记录）`;
+      const why = { offset_illegal: "因 broker 对拉取请求返回 OFFSET_ILLEGAL，", out_of_range: "因拉取位置越界（auto.offset.reset），", seek: "因应用调用 seek，" };
+      const queue = `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的${v.reason === "offset_illegal" ? "队列" : "分区"} ${v.queue}`;
+      const moved = v.fromOffset !== undefined ? `位点从 ${v.fromOffset} 回退到 ${v.toOffset}` : `位点被重置为 ${v.toOffset}`;
+      return v.queue !== undefined && v.toOffset !== undefined
+        ? `${queue} 在 ${f.t(v.ts)} ${v.reason === undefined ? "" : why[v.reason]}${moved}${logged}，发生在两次投递之间：此后消费过的消息被再次消费`
+        : `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的位点在 ${f.t(v.ts)} 被重置${v.resetTo === null ? "" : `回 ${f.t(v.resetTo)}`}${v.by === null ? (v.instance === null ? "" : `（${f.i(v.instance)} 记录）`) : `（由 ${v.by} 发起）`}，发生在两次投递之间：此后消费过的消息被再次消费`;
+    },
     client_id_shared: (v, f) =>
       `${v.host} 上的两个进程以同一个 clientId ${v.clientId} 连接 broker（来自 ${v.remotes[0]} 和 ${v.remotes[1]}，第二个在 ${f.t(v.ts)}）：broker 把它们当作一个成员，两者分到相同的队列并消费了相同的消息（${f.i(v.instances[0])} 和 ${f.i(v.instances[1])}）`,
     broadcasting_group: (v, f) =>

@@ -197,6 +197,72 @@ describe("kafka consumer identity", () => {
   });
 });
 
+describe("kafka offset resets", () => {
+  const FETCH = "(org.apache.kafka.clients.consumer.internals.Fetcher)";
+  const at = (time: string, message: string, prefix = PREFIX) => `[2026-11-30 ${time}] INFO ${prefix} ${message} ${FETCH}`;
+  const offsets = (text: string) => parse(text, ctx).events.map((e) => [e.kind, e.queue, e.detail.action, e.detail.fromOffset ?? null, e.detail.toOffset ?? null]);
+
+  it("pairs the out-of-range line of 0.10 – 2.5 with the reset after it, for that partition only", () => {
+    const text = [
+      at("12:00:01,100", "Fetch offset 202 is out of range for partition topic-demo-0, resetting offset"),
+      at("12:00:01,120", "Resetting offset for partition topic-demo-1 to offset 7."),
+      at("12:00:01,130", "Resetting offset for partition topic-demo-0 to offset 10."),
+    ].join("\n");
+    assert.deepEqual(offsets(text), [
+      ["instance_lifecycle", "topic-demo-0", "offset_out_of_range", 202, null],
+      ["instance_lifecycle", "topic-demo-1", "offset_reset", null, 7],
+      ["instance_lifecycle", "topic-demo-0", "offset_reset", 202, 10],
+    ]);
+  });
+
+  it("does not pair lines of two consumers, nor a line a minute older", () => {
+    const other = "[Consumer clientId=consumer-points-award-2, groupId=points-award]";
+    const text = [
+      at("12:00:01,100", "Fetch offset 500 is out of range for partition t-0, resetting offset", other),
+      at("12:00:01,130", "Resetting offset for partition t-0 to offset 10."),
+      at("12:00:02,000", "Fetch offset 600 is out of range for partition t-1, resetting offset"),
+      at("12:01:30,000", "Resetting offset for partition t-1 to offset 10."),
+    ].join("\n");
+    assert.deepEqual(
+      offsets(text).filter((e) => e[2] !== "offset_out_of_range"),
+      [
+        ["instance_lifecycle", "t-0", "offset_reset", null, 10],
+        ["instance_lifecycle", "t-1", "offset_reset", null, 10],
+      ],
+    );
+  });
+
+  it("reads 0.9's partitionless out-of-range line and its reset that names the strategy, not the offset", () => {
+    const text = [
+      `[2016-03-02 10:00:00,100] INFO Fetch offset 10000 is out of range, resetting offset ${FETCH}`,
+      `[2016-03-02 10:00:00,130] INFO Resetting offset for partition singleconsumertopic-0 to latest offset. ${FETCH}`,
+    ].join("\n");
+    const events = parse(text, ctx).events;
+    assert.deepEqual(
+      events.map((e) => [e.queue, e.detail.action, e.detail.fromOffset, e.detail.strategy]),
+      [
+        [null, "offset_out_of_range", 10000, undefined],
+        ["singleconsumertopic-0", "offset_skipped", 10000, "latest"],
+      ],
+    );
+  });
+
+  it("keeps the no-reset-policy line as out of range with policy none, and skips a resume from the committed offset", () => {
+    const none = events(
+      kafkaLine(
+        "Fetch position FetchPosition{offset=3, offsetEpoch=Optional[2], currentLeader=LeaderAndEpoch{leader=Optional[k1:9092 (id: 1 rack: null)], epoch=2}} is out of range for partition orders-0, raising error to the application since no reset policy is configured",
+      ),
+    );
+    assert.deepEqual(none.map((e) => [e.queue, e.detail.action, e.detail.fromOffset, e.detail.policy]), [["orders-0", "offset_out_of_range", 3, "none"]]);
+    assert.deepEqual(parseKafkaClientLine(kafkaLine("Resetting offset for partition orders-0 to the committed offset 88"), 1, ctx), { events: [], skipped: true });
+  });
+
+  it("reads an application's seek to an offset as a reset there", () => {
+    const sought = events(kafkaLine("Seeking to offset 42 for partition orders-3"));
+    assert.deepEqual(sought.map((e) => [e.kind, e.queue, e.detail.action, e.detail.reason, e.detail.toOffset]), [["instance_lifecycle", "orders-3", "offset_reset", "seek", 42]]);
+  });
+});
+
 describe("kafka bad and unrelated input, one line at a time", () => {
   const skipped = [
     ["a broker-side line", "[2026-11-30 12:00:00,512] INFO Kafka version: 3.7.1 (org.apache.kafka.common.utils.AppInfoParser)"],
