@@ -495,8 +495,8 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
  * partition was when the line before said so, and whether it went back.
  */
 function resolveOffsets(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext, resets: OffsetResets): Draft | undefined {
-  const partition = draft.partitions?.[0];
   if (draft.offsets === undefined) return draft;
+  const partition = draft.partitions?.[0];
   const consumer = `${member?.clientId ?? ""}\u0000${ctx.instance ?? line.envelope.host ?? ""}`;
   const tp = partition === undefined ? null : `${partition.topic}-${partition.partition}`;
   const { fromOffset, toOffset, strategy } = draft.offsets;

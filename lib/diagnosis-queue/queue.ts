@@ -211,8 +211,8 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
 }
 
 /**
- * Keys in the diagnosis queue, claimed, settling (markSettleMs) or not, for progress reports. A count reads the whole table, bloated by the
- * queue's churn: with a backlog it took ~200 ms, most of a 1,000-key step, so steps do not count.
+ * Keys in the diagnosis queue, claimed, settling (markSettleMs) or not, for progress reports. A count reads the whole
+ * table, bloated by the queue's churn: with a backlog it took ~200 ms, most of a 1,000-key step, so steps do not count.
  */
 export async function queuedKeys(driver: SqlDriver): Promise<number> {
   const [row] = await driver.query<{ n: string | number }>(`SELECT count(*) AS n FROM diagnosis_queue`);
