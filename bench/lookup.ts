@@ -2,8 +2,8 @@
 // simulated events through the real parsers and write path, then times GET /api/v1/keys/{bizKey} on the built
 // server for K random keys (to the last byte, as a browser asks; the handler's share from Server-Timing), next to
 // the same GET through fetch(), the same lookup in process and the bare SQL of the same rows, measured in the same
-// run. --keep leaves the database; --reuse measures a kept one again without refilling it (a 10M fill takes
-// half an hour, and a measurement taken while the machine was busy is worth repeating).
+// run. --keep leaves the database; --reuse measures a kept one again without refilling it, and leaves it too (a 10M
+// fill takes half an hour, and a measurement taken while the machine was busy is worth repeating).
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -371,6 +371,7 @@ try {
   await measure(driver, url);
 } finally {
   await driver.close();
-  if (KEEP) console.log(`kept ${DATABASE}: ${url}`);
+  // A reused store was kept on purpose, and filling it again takes half an hour: it stays without --keep too.
+  if (KEEP || REUSE) console.log(`kept ${DATABASE}: ${url}`);
   else await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
 }
