@@ -8,7 +8,6 @@
 // into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
 // --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
 // backlog not growing.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
@@ -18,6 +17,7 @@ import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { parseDuration, parseRetention } from "../lib/store/retention-config.ts";
 import { startServer } from "../tests/helpers/server.ts";
 import { adminQuery, arg, databaseUrl, fmt, loadAverage } from "./common.ts";
+import { EVENTS_PER_ORDER, Stream } from "./stream.ts";
 import { percentile } from "./timings.ts";
 
 const MINUTES = Number(arg("minutes", "30"));
@@ -39,63 +39,6 @@ const LAG_LIMIT_MS = 10_000;
 // The writers here and the server read the same settings: the first partition fixes the span for the store.
 process.env.DUPSCOPE_RETENTION_EVENTS = RETENTION;
 process.env.DUPSCOPE_PARTITION_INTERVAL = PARTITION;
-
-// ------------------------------------------------------------------------------------------------ the stream
-
-const hex32 = (n: number, salt: string) => createHash("md5").update(`${salt}:${n}`).digest("hex");
-
-/**
- * One order's events as the collectors would normalize them: the trace's publish, consume start and end, the dedup
- * log's pass; one order in 50 is consumed again on another instance 1.5 s later and caught by Redis; one line in
- * 2000 orders is a client-log rebalance of the group.
- */
-class Stream {
-  private next = 0;
-  readonly recentKeys: string[] = [];
-
-  orders(count: number, at: number): NormalizedEvent[] {
-    const out: NormalizedEvent[] = [];
-    for (let i = 0; i < count; i++) {
-      const n = this.next++;
-      const key = `SOAK-${n}`;
-      const msgId = hex32(n, "msg").toUpperCase();
-      const queue = `broker-a:${n % 16}`;
-      const consumer = `10.0.1.${(n % 4) + 10}@${7000 + (n % 4)}`;
-      const base = { bizKey: key, msgId, offsetMsgId: null, broker: "rocketmq" as const, topic: "PAY_SUCCESS", queue, queueOffset: n, retryTimes: 0, redelivered: null, tsPrecision: "ms" as const };
-      const event = (format: string, role: string, over: Partial<NormalizedEvent>): NormalizedEvent => ({
-        ...base, id: `${format}:${hex32(n, role)}`, kind: "consume_start", ts: at, group: "pay-consumer", instance: consumer, success: null, detail: {},
-        source: `${format}:soak`, ...over,
-      });
-      out.push(
-        event("rocketmq-trace", "pub", { kind: "publish", group: null, instance: "10.0.0.9", success: true, detail: { producerGroup: "pay-producer" } }),
-        event("rocketmq-trace", "before", { ts: at + 40 }),
-        event("dedup-log", "pass", { kind: "dedup", ts: at + 41, detail: { layer: "redis", decision: "pass" } }),
-        event("rocketmq-trace", "after", { kind: "consume_end", ts: at + 90, success: true }),
-      );
-      if (n % 50 === 0) {
-        const other = `10.0.1.${((n + 1) % 4) + 10}@${7000 + ((n + 1) % 4)}`;
-        out.push(
-          event("rocketmq-trace", "before2", { ts: at + 1500, instance: other }),
-          event("dedup-log", "hit", { kind: "dedup", ts: at + 1501, instance: other, detail: { layer: "redis", decision: "hit" } }),
-        );
-      }
-      if (n % 2000 === 0) {
-        out.push({
-          ...base, id: `rocketmq-client-log:${hex32(n, "rebalance")}`, kind: "rebalance", ts: at + 5, bizKey: null, msgId: null, queueOffset: null, retryTimes: null,
-          group: "pay-consumer", instance: consumer, success: null, detail: { action: "add" }, source: "rocketmq-client-log:soak",
-        });
-      }
-      if (n % 97 === 0) {
-        this.recentKeys.push(key);
-        if (this.recentKeys.length > 500) this.recentKeys.shift();
-      }
-    }
-    return out;
-  }
-}
-
-/** Events per order, on average: 4, 2 more for one order in 50, 1 for one in 2000. */
-const EVENTS_PER_ORDER = 4 + 2 / 50 + 1 / 2000;
 
 // ------------------------------------------------------------------------------------------------ baseline
 
