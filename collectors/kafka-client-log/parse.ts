@@ -43,7 +43,9 @@ export type ConsumerAction =
   | "offset_reset"
   | "offset_skipped"
   /** An application's seek to the start or end: no event of its own, it says why the reset after it happened. */
-  | "offset_seek";
+  | "offset_seek"
+  /** The group had no committed offset for the partition: no event of its own either. */
+  | "offset_uncommitted";
 
 export interface TopicPartition {
   topic: string;
@@ -329,6 +331,13 @@ const offsetSeek: Template = {
   },
 };
 
+/** ConsumerCoordinator (INFO from 2.3, DEBUG before): the group has no committed offset, so auto.offset.reset decides. */
+const offsetUncommitted: Template = headTemplate("offset_uncommitted", /Found no committed offset for partition /, "Found no committed offset for partition {}", (m, message) => {
+  const token = message.slice(m[0].length).trim();
+  const partitions = onePartition(token);
+  return partitions === undefined ? `partitions: "${token}" is not a topic-partition` : [{ action: "offset_uncommitted", wording: "Found no committed offset for partition {}", partitions, offsets: {} }];
+});
+
 /** Checked in order at the earliest head found; the first whose head matches there decides the line. */
 export const TEMPLATES: Template[] = [
   // 0.10/1.x and kafka-python name the group last: `(Re-)joining group my-group`.
@@ -405,6 +414,7 @@ export const TEMPLATES: Template[] = [
   offsetOutOfRange,
   offsetReset,
   offsetSeek,
+  offsetUncommitted,
   simple("lost_generation_reset", /Giving away all assigned partitions as lost since generation/, "lost", "Giving away all assigned partitions as lost since generation has been reset, …"),
   simple("commit_failing", /Failing OffsetCommit request since the consumer is not part of an active group/, "commit_failed", "Failing OffsetCommit request since the consumer is not part of an active group", () => ({
     detail: { membershipLost: true },
@@ -507,6 +517,10 @@ function resolveOffsets(draft: Draft, member: Member | undefined, line: DecodedL
   if (tp === null) return draft;
   if (draft.action === "offset_seek") {
     if (strategy !== undefined) resets.seek(consumer, tp, line.time.ts, strategy);
+    return undefined;
+  }
+  if (draft.action === "offset_uncommitted") {
+    resets.uncommitted(consumer, tp, line.time.ts);
     return undefined;
   }
   if (draft.detail?.reason === "seek") return { ...draft, detail: { ...draft.detail, toOffset } };

@@ -72,9 +72,9 @@ export interface EvidenceValues {
     toOffset?: number;
     /**
      * Why the client moved the queue: the RocketMQ broker answered OFFSET_ILLEGAL, a Kafka fetch position was out of
-     * range (auto.offset.reset), or the application seeked.
+     * range or the group had no committed offset for it (auto.offset.reset decided both), or the application seeked.
      */
-    reason?: "offset_illegal" | "out_of_range" | "seek";
+    reason?: "offset_illegal" | "out_of_range" | "seek" | "no_committed_offset";
   };
   /**
    * Two processes of `host` connected to one broker with the same clientId (`remotes`: their two local addresses; `ts`:

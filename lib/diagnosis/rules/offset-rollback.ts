@@ -39,7 +39,7 @@ export function offsetRollback(p: Pair): RuleResult | null {
   return { cause: "offset_rollback", score: 0.93, evidence: found };
 }
 
-const RESET_REASONS = ["offset_illegal", "out_of_range", "seek"] as const;
+const RESET_REASONS = ["offset_illegal", "out_of_range", "seek", "no_committed_offset"] as const;
 
 /**
  * A reset of the pair's group (and topic, and queue, when both name one) between the two deliveries, rewinding to

@@ -84,7 +84,7 @@ export const en: Language = {
     },
     offset_reset: (v, f) => {
       const logged = v.instance === null ? "" : ` (logged by ${f.i(v.instance)})`;
-      const why = { offset_illegal: ", after the broker answered its pull with OFFSET_ILLEGAL", out_of_range: ", after its fetch position was out of range (auto.offset.reset)", seek: " by the application's seek" };
+      const why = { offset_illegal: ", after the broker answered its pull with OFFSET_ILLEGAL", out_of_range: ", after its fetch position was out of range (auto.offset.reset)", seek: " by the application's seek", no_committed_offset: ", as its group had no committed offset for it (auto.offset.reset)" };
       const queue = `${v.reason === "offset_illegal" ? "queue" : "partition"} ${v.queue} of group ${v.group ?? "?"}${v.topic === null ? "" : ` on ${v.topic}`}`;
       const moved = v.fromOffset !== undefined ? `was moved back from offset ${v.fromOffset} to ${v.toOffset}` : `was reset to offset ${v.toOffset}`;
       return v.queue !== undefined && v.toOffset !== undefined

@@ -84,7 +84,7 @@ export const zhCN: Language = {
     },
     offset_reset: (v, f) => {
       const logged = v.instance === null ? "" : `（${f.i(v.instance)} 记录）`;
-      const why = { offset_illegal: "因 broker 对拉取请求返回 OFFSET_ILLEGAL，", out_of_range: "因拉取位置越界（auto.offset.reset），", seek: "因应用调用 seek，" };
+      const why = { offset_illegal: "因 broker 对拉取请求返回 OFFSET_ILLEGAL，", out_of_range: "因拉取位置越界（auto.offset.reset），", seek: "因应用调用 seek，", no_committed_offset: "因消费组在该分区没有已提交位点（auto.offset.reset），" };
       const queue = `消费组 ${v.group ?? "?"}${v.topic === null ? "" : ` 在 ${v.topic} 上`}的${v.reason === "offset_illegal" ? "队列" : "分区"} ${v.queue}`;
       const moved = v.fromOffset !== undefined ? `位点从 ${v.fromOffset} 回退到 ${v.toOffset}` : `位点被重置为 ${v.toOffset}`;
       return v.queue !== undefined && v.toOffset !== undefined

@@ -257,6 +257,23 @@ describe("kafka offset resets", () => {
     assert.deepEqual(parseKafkaClientLine(kafkaLine("Resetting offset for partition orders-0 to the committed offset 88"), 1, ctx), { events: [], skipped: true });
   });
 
+  it("says a reset after Found no committed offset came from the group having none (a Debezium history consumer, 2.4)", () => {
+    const text = [
+      "[2020-11-04 10:29:21,557] INFO [Consumer clientId=dbhistory, groupId=dbhistory] Adding newly assigned partitions: dbhistory_topic-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:267)",
+      "[2020-11-04 10:29:21,558] INFO [Consumer clientId=dbhistory, groupId=dbhistory] Found no committed offset for partition dbhistory_topic-0 (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator:1241)",
+      "[2020-11-04 10:29:21,559] INFO [Consumer clientId=dbhistory, groupId=dbhistory] Resetting offset for partition dbhistory_topic-0 to offset 0. (org.apache.kafka.clients.consumer.internals.SubscriptionState:381)",
+    ].join("\n");
+    const result = parse(text, ctx);
+    assert.deepEqual(result.issues, []);
+    assert.deepEqual(
+      result.events.map((e) => [e.kind, e.queue, e.detail.action, e.detail.reason, e.detail.toOffset]),
+      [
+        ["rebalance", "dbhistory_topic-0", "assign", undefined, undefined],
+        ["instance_lifecycle", "dbhistory_topic-0", "offset_reset", "no_committed_offset", 0],
+      ],
+    );
+  });
+
   it("reads an application's seek to an offset as a reset there", () => {
     const sought = events(kafkaLine("Seeking to offset 42 for partition orders-3"));
     assert.deepEqual(sought.map((e) => [e.kind, e.queue, e.detail.action, e.detail.reason, e.detail.toOffset]), [["instance_lifecycle", "orders-3", "offset_reset", "seek", 42]]);

@@ -74,6 +74,15 @@ describe("offset_rollback (Kafka)", () => {
     assert.match(describeEvidence(v.evidence.find((x) => x.code === "offset_reset")!), /^partition order-paid-3 of group points-award on order-paid was reset to offset 884100 at 12:00:20\.031 \(logged by/);
   });
 
+  it("says when the group had no committed offset: new, or its offsets expired while it was away", () => {
+    const expired = kafkaLog([[20 * SEC, "ConsumerCoordinator", `Found no committed offset for partition ${TOPIC}-3`], resetTo(20 * SEC, 884000)]);
+    const v = diagnose(expired)!;
+    assert.equal(v.cause, "offset_rollback");
+    const e = v.evidence.find((x) => x.code === "offset_reset")!;
+    assert.match(describeEvidence(e), /was reset to offset 884000 at 12:00:20\.031, as its group had no committed offset for it \(auto\.offset\.reset\) \(logged by/);
+    assert.match(describeEvidence(e, { locale: "zh-CN" }), /因消费组在该分区没有已提交位点（auto\.offset\.reset），位点被重置为 884000/);
+  });
+
   it("leaves alone a reset forward, one to after the record, and a seek to the end", () => {
     const forward = kafkaLog([outOfRange(20 * SEC, 884000), resetTo(20 * SEC, 884500)]);
     assert.equal(forward[1]!.detail.action, "offset_skipped");
