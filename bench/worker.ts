@@ -9,6 +9,7 @@
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { saveDiagnoses } from "../lib/diagnosis-queue/queue.ts";
+import { STEP_KEYS } from "../lib/diagnosis-queue/worker.ts";
 import { loadDiagnosisInputs } from "../lib/queries/diagnosis-input.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
 import { foldJournal } from "../lib/store/ingest-journal.ts";
@@ -22,8 +23,6 @@ const REBALANCE_EVERY = Number(arg("rebalance-every", "270"));
 const RUNS = Number(arg("runs", "3"));
 const DATABASE = arg("database", "dupscope_bench_worker");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-/** Keys per step, as the server's worker (lib/diagnosis-queue/worker.ts). */
-const STEP_KEYS = 1000;
 /** Orders per simulated second: bench:soak's 10,000 events/s. */
 const ORDERS_PER_SECOND = 2500;
 

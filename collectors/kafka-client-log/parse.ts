@@ -321,7 +321,8 @@ const offsetSeek: Template = {
       const partitions = onePartition(to[2]!);
       const toOffset = Number(to[1]);
       if (partitions === undefined || !Number.isSafeInteger(toOffset)) return undefined;
-      return [{ action: "offset_reset", wording: "Seeking to offset {} for partition {}", partitions, detail: { reason: "seek" }, offsets: { toOffset } }];
+      // Says where and why itself: nothing for OffsetResets to pair.
+      return [{ action: "offset_reset", wording: "Seeking to offset {} for partition {}", partitions, detail: { reason: "seek", toOffset } }];
     }
     const m = new RegExp(`^Seeking to (EARLIEST|LATEST|earliest|latest|beginning|end) (?:offset )?of partition ${TOPIC_PARTITION}$`).exec(message);
     if (!m) return undefined;
@@ -523,7 +524,6 @@ function resolveOffsets(draft: Draft, member: Member | undefined, line: DecodedL
     resets.uncommitted(consumer, tp, line.time.ts);
     return undefined;
   }
-  if (draft.detail?.reason === "seek") return { ...draft, detail: { ...draft.detail, toOffset } };
   const outcome = resets.reset(consumer, tp, line.time.ts, toOffset, strategy);
   return { ...draft, action: outcome.action, detail: { ...draft.detail, fromOffset: outcome.fromOffset, toOffset, strategy: outcome.strategy, reason: outcome.reason } };
 }

@@ -16,7 +16,7 @@ import { diagnosisLeaseMs, processQueueStep, vacuumQueueTables } from "./queue.t
  * diagnose more keys per second: on a 2-core machine 200 keys took ~90 ms and 1000 ~260 ms (2,200 vs 3,900
  * keys/s). 1000 keys still yield to requests four times a second.
  */
-const STEP_KEYS = 1000;
+export const STEP_KEYS = 1000;
 
 /**
  * How long keys queued by a rebalance or lifecycle line wait, so that the lines of the next seconds add nothing
