@@ -8,10 +8,15 @@ import { parseUtcOffset } from "./log-time.ts";
  *   2026/11/30 20:00:01.204 (Go's log, glog-like layouts)
  *   30-Nov-2026::20:00:01 (RabbitMQ 3.6/3.7 lager reports)
  *   2026-Nov-30 20:00:01.401570 (the RocketMQ C++ client's boost-log layout)
+ *   26/11/30 20:00:01 · 26-11-30 20:00:01.204 (two-digit years: Spark's log4j template, `%d{yy-MM-dd …}` patterns)
  *   Nov 30 20:00:01 (syslog, no year) · 20:00:01.204 (time-only layouts: the date comes from the caller)
  *
  * Zones written on the line win over the caller's default. A date-less stamp takes its date from `date`
- * (`--date`, the file's mtime); without one it is reported as needing it.
+ * (`--date`, the file's mtime); without one it is reported as needing it. A two-digit-year date may be year first
+ * (`yy-MM-dd`, `yy/MM/dd`) or last (`dd-MM-yy`, `dd/MM/yy`, `MM/dd/yy`): layouts of each order are in use, and
+ * `22/02/28` is a real date either way. Of the readings that are real dates, the one nearest `date` wins, preferring
+ * those not after it (a file is modified after its lines are written; a request arrives after them); without a
+ * `date`, year first.
  */
 
 export interface FoundTime {
@@ -38,9 +43,26 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 const MON = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
 const ZONE = "(Z|[+-]\\d{2}(?::?\\d{2})?(?![\\d:]))?";
 
+interface CalendarDate {
+  y: number;
+  mo: number;
+  d: number;
+}
+
 interface Form {
   pattern: RegExp;
-  read(m: RegExpExecArray): { y?: number; mo: number; d?: number; h: number; mi: number; s: number; frac?: string; zone?: string };
+  read(m: RegExpExecArray): {
+    y?: number;
+    mo: number;
+    d?: number;
+    /** Dates a two-digit-year stamp may name, in order of preference when nothing else decides. */
+    readings?: CalendarDate[];
+    h: number;
+    mi: number;
+    s: number;
+    frac?: string;
+    zone?: string;
+  };
   hasDate: boolean;
 }
 
@@ -56,6 +78,11 @@ const FORMS: Form[] = [
   {
     pattern: new RegExp(`(?<![\\d.])(\\d{4})/(\\d{2})/(\\d{2})[ T-](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?${ZONE}`, "g"),
     read: (m) => ({ y: +m[1]!, mo: +m[2]!, d: +m[3]!, h: +m[4]!, mi: +m[5]!, s: +m[6]!, frac: m[7], zone: m[8] }),
+    hasDate: true,
+  },
+  {
+    pattern: new RegExp(`(?<![\\d.:/-])(\\d{2})([-/])(\\d{2})\\2(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?${ZONE}`, "g"),
+    read: (m) => ({ mo: 0, readings: twoDigitYearReadings(+m[1]!, +m[3]!, +m[4]!, m[2]!), h: +m[5]!, mi: +m[6]!, s: +m[7]!, frac: m[8], zone: m[9] }),
     hasDate: true,
   },
   {
@@ -91,6 +118,33 @@ const FORMS: Form[] = [
     hasDate: false,
   },
 ];
+
+/** Year first, then day first; a slash also reads month first (the US order). */
+function twoDigitYearReadings(a: number, b: number, c: number, separator: string): CalendarDate[] {
+  const readings = [
+    { y: 2000 + a, mo: b, d: c },
+    { y: 2000 + c, mo: b, d: a },
+  ];
+  if (separator === "/") readings.push({ y: 2000 + c, mo: a, d: b });
+  return readings;
+}
+
+const dayOf = (date: CalendarDate) => Date.UTC(date.y, date.mo - 1, date.d);
+
+function isRealDate(date: CalendarDate): boolean {
+  const check = new Date(dayOf(date));
+  return check.getUTCMonth() === date.mo - 1 && check.getUTCDate() === date.d;
+}
+
+/** The reading nearest the caller's date, preferring those not after it; without a date, the first real one. */
+function pickReading(readings: CalendarDate[], context: CalendarDate | undefined): CalendarDate | undefined {
+  const real = readings.filter(isRealDate);
+  if (context === undefined || real.length <= 1) return real[0];
+  const ref = dayOf(context);
+  const notAfter = real.filter((r) => dayOf(r) <= ref);
+  const pool = notAfter.length > 0 ? notAfter : real;
+  return pool.reduce((best, r) => (Math.abs(dayOf(r) - ref) < Math.abs(dayOf(best) - ref) ? r : best));
+}
 
 interface Candidate {
   form: Form;
@@ -129,7 +183,11 @@ export function findTimestamp(text: string, options: { utcOffset: string; date?:
   const f = found.form.read(found.m);
   let { y, mo, d } = f;
   let dateFrom: "context" | undefined;
-  if (!found.form.hasDate) {
+  if (f.readings !== undefined) {
+    const picked = pickReading(f.readings, contextDate(options.date));
+    if (picked === undefined) return { ok: false, text: stamp, reason: `impossible timestamp "${stamp}"` };
+    ({ y, mo, d } = picked);
+  } else if (!found.form.hasDate) {
     const ctxDate = contextDate(options.date);
     if (!ctxDate) return { ok: false, text: stamp, reason: `the line's time "${stamp}" has no date: give one with --date (or ?date=)` };
     dateFrom = "context";
