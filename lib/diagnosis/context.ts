@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import { contextIndex, linesOf, timeRange } from "./context-index.ts";
 import { hostOf, instanceRelation } from "./identity.ts";
 import type { Pair } from "./pair.ts";
 import {
@@ -17,7 +18,7 @@ import {
   sourceKind,
   strings,
 } from "./sources.ts";
-import { placeWithin, type Placement } from "./time.ts";
+import { placeWithin, SECOND_SLACK_MS, type Placement } from "./time.ts";
 
 /**
  * Lookups in the context events around a pair of deliveries: who owned the queue and when it moved (ownership),
@@ -100,7 +101,10 @@ export function ownership(p: Pair): Ownership {
   const from = p.first.start - rebalanceIntervalMs;
   const to = p.second.start + rebalanceIntervalMs;
   const hits: Hit[] = [];
-  for (const event of p.context) {
+  // placeWithin takes a line up to the skew, and a whole second for a seconds-precision stamp, before `from`.
+  const [start, end] = timeRange(p.context, from - clockSkewMs - SECOND_SLACK_MS, to + clockSkewMs);
+  for (let i = start; i < end; i++) {
+    const event = p.context[i]!;
     if (event.kind !== "rebalance" && event.kind !== "instance_lifecycle") continue;
     if (!inGroup(event, p, topics)) continue;
     const at = placeWithin(event, from, to, clockSkewMs);
@@ -180,7 +184,7 @@ function fateOf(p: Pair): Fate {
   const within = (e: NormalizedEvent) => placeWithin(e, from, to, clockSkewMs);
   const hits = (lines: readonly NormalizedEvent[], match: (e: NormalizedEvent) => boolean): Hit[] =>
     lines.filter((e) => match(e) && within(e).inside).map((event) => ({ event, at: within(event) }));
-  const mineLines = p.context.filter((e) => mine(e, first));
+  const mineLines = linesOf(p.context, first);
   const ofFirst = mineLines.filter((e) => e.group === null || p.first.group === null || e.group === p.first.group);
   const restartedOnHost = (e: NormalizedEvent) =>
     first !== null && e.instance !== null && isJoined(e) && hostOf(e.instance) === hostOf(first) && instanceRelation(e.instance, first) === "different";
@@ -193,7 +197,7 @@ function fateOf(p: Pair): Fate {
   return {
     vanished: hits(ofFirst, isVanished),
     left: hits(ofFirst, isLeft),
-    restarted: hits(p.context, restartedOnHost),
+    restarted: hits(contextIndex(p.context).joined, restartedOnHost),
     partitionLost: hits(ofFirst, isPartitionLost),
     consumerTimeouts: hits(ofFirst, isConsumerTimeout),
     ...kafkaFate(p, ofFirst),

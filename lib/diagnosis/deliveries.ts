@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { isEffectRow } from "./effect-rows.ts";
 import { instanceRelation, mostSpecific } from "./identity.ts";
-import { num, originalTopic, sourceKind, str, strings } from "./sources.ts";
+import { includesString, num, originalTopic, sourceKind, str, strings } from "./sources.ts";
 import type { ConsumeStatus, DedupDecision, DedupDecisionKind, Delivery, DiagnosisOptions, Effect, SourceKind } from "./types.ts";
 import { DEDUP_LAYERS, type DedupLayer } from "./vocabulary.ts";
 
@@ -19,7 +19,7 @@ export function selectKeyEvents(bizKey: string, events: readonly NormalizedEvent
   const selected: NormalizedEvent[] = [];
   for (const e of events) {
     const mine =
-      e.bizKey === bizKey || (e.bizKey === null && ((e.msgId !== null && msgIds.has(e.msgId)) || strings(e.detail.keys).includes(bizKey)));
+      e.bizKey === bizKey || (e.bizKey === null && ((e.msgId !== null && msgIds.has(e.msgId)) || includesString(e.detail.keys, bizKey)));
     if (!mine || seen.has(e.id)) continue;
     seen.add(e.id);
     selected.push(e);

@@ -71,9 +71,10 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
   const joined = poolOf(input);
   const pool = tieSendsToRecords(joined.pool);
   const keyEvents = selectKeyEvents(input.bizKey, pool);
-  // The pool is the key's events then the shared context, unless ids repeated or sends were tied to records.
-  const context =
-    joined.shared !== null && pool === joined.pool ? joined.events.filter(isContextKind).concat(joined.shared.contextKinds) : pool.filter(isContextKind);
+  // The pool is the key's events then the shared context, unless ids repeated or sends were tied to records. A key
+  // with no context-kind events of its own (nearly every key) reads the shared list itself, so what the rules work out
+  // from a context list once (context-index.ts) serves every key of the batch.
+  const context = joined.shared !== null && pool === joined.pool ? withShared(joined.events.filter(isContextKind), joined.shared.contextKinds) : pool.filter(isContextKind);
   const byId = new Map(keyEvents.map((e) => [e.id, e]));
   const facts = new Map<string, MessageFacts>();
   const factsOf = (msgId: string | null) => {
@@ -281,6 +282,8 @@ interface SharedContext {
 const sharedContexts = new WeakMap<readonly NormalizedEvent[], SharedContext>();
 
 const isContextKind = (e: NormalizedEvent) => CONTEXT_KINDS.has(e.kind);
+
+const withShared = (own: NormalizedEvent[], shared: readonly NormalizedEvent[]): readonly NormalizedEvent[] => (own.length === 0 ? shared : own.concat(shared));
 
 /**
  * The key's events and then its context, each id once, the first kept. The store hands every key of a batch that

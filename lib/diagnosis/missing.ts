@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { EffectRows } from "./effect-rows.ts";
-import { hasProcess, hostOf, instanceRelation } from "./identity.ts";
-import { sourceKind } from "./sources.ts";
+import { anySame, contextIndex } from "./context-index.ts";
+import { hasProcess, hostOf } from "./identity.ts";
 import type { Delivery, MissingData, Verdict } from "./types.ts";
 
 /**
@@ -45,20 +45,19 @@ export function findMissing(
     }
     // Ownership causes rest on the consumers' client logs and the broker's view of the group.
     if (!["rebalance", "ack_lost", "unknown"].includes(v.cause)) continue;
+    const index = contextIndex(context);
     if (second?.broker === "rabbitmq") {
       // RabbitMQ consumers are seen through the broker (event exchange, server log), not through client logs.
       const first = v.instances.first;
-      const seen = (e: NormalizedEvent) => (e.kind === "instance_lifecycle" || e.kind === "rebalance") && instanceRelation(e.instance, first) === "same";
-      if (first !== null && !context.some(seen)) add({ code: "no_event_exchange", group: v.group, instance: first });
+      if (first !== null && !anySame(index.memberInstances, first)) add({ code: "no_event_exchange", group: v.group, instance: first });
       continue;
     }
     for (const instance of [v.instances.first, v.instances.second]) {
       if (instance === null) continue;
-      const logged = context.some((e) => (sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log") && instanceRelation(e.instance, instance) === "same");
-      if (!logged) add({ code: "no_client_log", group: v.group, instance });
+      if (!anySame(index.clientLogInstances, instance)) add({ code: "no_client_log", group: v.group, instance });
     }
     const rocketmq = second?.broker === "rocketmq";
-    if (rocketmq && !context.some((e) => sourceKind(e) === "broker_log" && (e.group === null || e.group === v.group))) add({ code: "no_broker_log", group: v.group });
+    if (rocketmq && !index.brokerLogGroups.has(null) && !index.brokerLogGroups.has(v.group)) add({ code: "no_broker_log", group: v.group });
     const [a, b] = [v.instances.first, v.instances.second];
     if (a !== null && b !== null && !hasProcess(a) && !hasProcess(b) && hostOf(a) === hostOf(b)) add({ code: "host_only_identity", group: v.group, instance: a });
   }

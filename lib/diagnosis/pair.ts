@@ -21,7 +21,7 @@ export interface Pair {
   firstMsg: MessageFacts | null;
   secondMsg: MessageFacts | null;
   /** Rebalance, lifecycle, send_attempt and transaction events around the key. */
-  context: NormalizedEvent[];
+  context: readonly NormalizedEvent[];
   /** The key's own events by id, to read the records a delivery was built from. */
   byId: ReadonlyMap<string, NormalizedEvent>;
   /** The group's rows of the business table (`dupscope probe`), in time order: one per committed side effect. */

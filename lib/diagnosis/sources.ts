@@ -19,14 +19,15 @@ const PREFIXES: Record<string, SourceKind> = {
   "otlp-traces": "otel",
 };
 
-const PREFIX_LIST = Object.entries(PREFIXES);
+const PREFIX_KINDS = new Map(Object.entries(PREFIXES));
 
-/** The kind a `<format>:…` (or bare `<format>`) id or source names; compared in place, since diagnosis asks it of every context line. */
+/**
+ * The kind a `<format>:…` (or bare `<format>`) id or source names. No format name holds a colon, so the text before
+ * the first one is the whole name: one lookup, since diagnosis asks it of every context line.
+ */
 function prefixKind(value: string): SourceKind | undefined {
-  for (const [prefix, kind] of PREFIX_LIST) {
-    if (value.startsWith(prefix) && (value.length === prefix.length || value.charCodeAt(prefix.length) === 58)) return kind;
-  }
-  return undefined;
+  const colon = value.indexOf(":");
+  return PREFIX_KINDS.get(colon < 0 ? value : value.slice(0, colon));
 }
 
 export function sourceKind(e: NormalizedEvent): SourceKind {
@@ -50,6 +51,11 @@ export function num(value: DetailValue | undefined): number | null {
 
 export function strings(value: DetailValue | undefined): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** `strings(value).includes(wanted)` without building the list: asked of every context line for every key. */
+export function includesString(value: DetailValue | undefined, wanted: string): boolean {
+  return Array.isArray(value) && value.includes(wanted);
 }
 
 export function action(e: NormalizedEvent): string | null {

@@ -20,8 +20,11 @@ export interface Placement {
   tolerant: boolean;
 }
 
+/** How much later than its stamp a seconds-precision event may have happened. */
+export const SECOND_SLACK_MS = 999;
+
 function precisionSlackMs(precision: TsPrecision): number {
-  return precision === "s" ? 999 : 0;
+  return precision === "s" ? SECOND_SLACK_MS : 0;
 }
 
 /** Is `e` within [from, to], allowing `skewMs` either way and the event's own precision? */
