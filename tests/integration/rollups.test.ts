@@ -129,6 +129,28 @@ for (const backend of backends) {
       await assertSameStory("after every key was diagnosed again");
     });
 
+    it("move a rewritten key only when what they count it by changed", async () => {
+      // Per minute of the last event and group, and in all: what key_rollups must hold, counted from key_diagnoses.
+      const truth = () =>
+        store.driver.query<{ minute: string; g: string; keys: string; lost: string }>(
+          `SELECT (last_ts / 60000) * 60000 AS minute, g, count(*)::text AS keys, sum(lost)::text AS lost
+             FROM key_diagnoses, unnest(CASE WHEN cardinality(groups) = 0 THEN ARRAY['']::text[] ELSE groups END) AS g
+            GROUP BY 1, 2 ORDER BY 1, 2`,
+        );
+      const rolled = () =>
+        store.driver.query<{ minute: string; g: string; keys: string; lost: string }>(
+          `SELECT minute, group_name AS g, sum(keys)::text AS keys, sum(lost)::text AS lost FROM key_rollups WHERE scope = 1
+            GROUP BY 1, 2 HAVING sum(keys) <> 0 ORDER BY 1, 2`,
+        );
+      const [moved, regrouped] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses ORDER BY biz_key LIMIT 2`);
+      await store.driver.run(`UPDATE key_diagnoses SET last_ts = last_ts + 120000, lost = lost + 1 WHERE biz_key = $1`, [moved!.biz_key]);
+      await store.driver.run(`UPDATE key_diagnoses SET groups = array_append(groups, 'cg_rollup_test') WHERE biz_key = $1`, [regrouped!.biz_key]);
+      // Every other key rewritten with what the rollups count it by unchanged, as a worker's second pass does.
+      await store.driver.run(`UPDATE key_diagnoses SET diagnosed_at = now(), normal_retries = normal_retries WHERE biz_key <> ALL($1::text[])`, [[moved!.biz_key, regrouped!.biz_key]]);
+      assert.deepEqual(await rolled(), await truth());
+      await assertSameStory("after keys moved minute, lost a message and joined a group");
+    });
+
     it("a deleted key leaves the rollups", async () => {
       const [key] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM verdicts ORDER BY biz_key LIMIT 1`);
       const before = await totals(store.driver, bothWays({}).rollups);
