@@ -6,7 +6,7 @@ import { isJoined, sourceKind } from "./sources.ts";
  * What the rules and the missing-data notes look up in a context list by instance, worked out once per list. Every
  * key of a worker's batch that reads the same stretch shares one list (batch-context.ts), and each pair of each
  * duplicate asked the same questions of all of it: in a busy group (370 lines a key) these walks were a third of
- * diagnoseKey's time. A list is never changed once handed to diagnosis, so the answers stay true.
+ * diagnoseKey's time.
  */
 export interface ContextIndex {
   /** Each instance name's lines, by position in the list. */
@@ -21,13 +21,15 @@ export interface ContextIndex {
   readonly joined: readonly NormalizedEvent[];
   /** Whether the list is in time order, so a time range of it can be found by bisection. */
   readonly sorted: boolean;
+  readonly length: number;
 }
 
 const indexes = new WeakMap<readonly NormalizedEvent[], ContextIndex>();
 
 export function contextIndex(context: readonly NormalizedEvent[]): ContextIndex {
   let index = indexes.get(context);
-  if (index === undefined) indexes.set(context, (index = build(context)));
+  // A list that grew since (as diagnose.ts's shared lists are checked) is indexed again.
+  if (index === undefined || index.length !== context.length) indexes.set(context, (index = build(context)));
   return index;
 }
 
@@ -50,7 +52,7 @@ function build(context: readonly NormalizedEvent[]): ContextIndex {
     if (kind === "client_log" || kind === "kafka_log") clientLog.add(e.instance);
     if (e.kind === "instance_lifecycle" || e.kind === "rebalance") members.add(e.instance);
   });
-  return { positions, clientLogInstances: [...clientLog], memberInstances: [...members], brokerLogGroups, joined, sorted };
+  return { positions, clientLogInstances: [...clientLog], memberInstances: [...members], brokerLogGroups, joined, sorted, length: context.length };
 }
 
 /**
