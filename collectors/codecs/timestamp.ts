@@ -5,6 +5,7 @@ import { parseUtcOffset } from "./log-time.ts";
  * Finds the timestamp a logging layout put somewhere in a line's prefix, in any of the forms seen in the field:
  *
  *   2026-11-30 20:00:01,204 · 2026-11-30T20:00:01.204+08:00 · [2026-11-30 20:00:01,204] · 2026-11-30 20:00:01
+ *   2026-11-30 20:00:01:204 (`HH:mm:ss:SSS` patterns)
  *   2026/11/30 20:00:01.204 (Go's log, glog-like layouts)
  *   30-Nov-2026::20:00:01 (RabbitMQ 3.6/3.7 lager reports)
  *   2026-Nov-30 20:00:01.401570 (the RocketMQ C++ client's boost-log layout)
@@ -42,6 +43,11 @@ export type TimeLookup = { ok: true; time: FoundTime } | { ok: false; reason: st
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const MON = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
 const ZONE = "(Z|[+-]\\d{2}(?::?\\d{2})?(?![\\d:]))?";
+/**
+ * Fractions of a second: `.204`, `,204`, and `:204` (log4j2 and loguru patterns written `HH:mm:ss:SSS`), the last
+ * only as three digits that no digit or colon follows. Two groups: the first form's digits, then the colon form's.
+ */
+const FRAC = "(?:[.,](\\d{1,9})|:(\\d{3})(?![\\d:]))?";
 
 interface CalendarDate {
   y: number;
@@ -71,18 +77,18 @@ const month = (name: string) => MONTHS.indexOf(name.toLowerCase()) + 1;
 // Each pattern refuses a digit right before it, so a stamp is never read from the middle of a number.
 const FORMS: Form[] = [
   {
-    pattern: new RegExp(`(?<![\\d.])(\\d{4})-(\\d{2})-(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?${ZONE}`, "g"),
-    read: (m) => ({ y: +m[1]!, mo: +m[2]!, d: +m[3]!, h: +m[4]!, mi: +m[5]!, s: +m[6]!, frac: m[7], zone: m[8] }),
+    pattern: new RegExp(`(?<![\\d.])(\\d{4})-(\\d{2})-(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2})${FRAC}${ZONE}`, "g"),
+    read: (m) => ({ y: +m[1]!, mo: +m[2]!, d: +m[3]!, h: +m[4]!, mi: +m[5]!, s: +m[6]!, frac: m[7] ?? m[8], zone: m[9] }),
     hasDate: true,
   },
   {
-    pattern: new RegExp(`(?<![\\d.])(\\d{4})/(\\d{2})/(\\d{2})[ T-](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?${ZONE}`, "g"),
-    read: (m) => ({ y: +m[1]!, mo: +m[2]!, d: +m[3]!, h: +m[4]!, mi: +m[5]!, s: +m[6]!, frac: m[7], zone: m[8] }),
+    pattern: new RegExp(`(?<![\\d.])(\\d{4})/(\\d{2})/(\\d{2})[ T-](\\d{2}):(\\d{2}):(\\d{2})${FRAC}${ZONE}`, "g"),
+    read: (m) => ({ y: +m[1]!, mo: +m[2]!, d: +m[3]!, h: +m[4]!, mi: +m[5]!, s: +m[6]!, frac: m[7] ?? m[8], zone: m[9] }),
     hasDate: true,
   },
   {
-    pattern: new RegExp(`(?<![\\d.:/-])(\\d{2})([-/])(\\d{2})\\2(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2})(?:[.,](\\d{1,9}))?${ZONE}`, "g"),
-    read: (m) => ({ mo: 0, readings: twoDigitYearReadings(+m[1]!, +m[3]!, +m[4]!, m[2]!), h: +m[5]!, mi: +m[6]!, s: +m[7]!, frac: m[8], zone: m[9] }),
+    pattern: new RegExp(`(?<![\\d.:/-])(\\d{2})([-/])(\\d{2})\\2(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2})${FRAC}${ZONE}`, "g"),
+    read: (m) => ({ mo: 0, readings: twoDigitYearReadings(+m[1]!, +m[3]!, +m[4]!, m[2]!), h: +m[5]!, mi: +m[6]!, s: +m[7]!, frac: m[8] ?? m[9], zone: m[10] }),
     hasDate: true,
   },
   {
@@ -108,8 +114,8 @@ const FORMS: Form[] = [
     hasDate: false,
   },
   {
-    pattern: /(?<![\d.:/-])(\d{2}):(\d{2}):(\d{2})[.,](\d{3,9})(?![\d:])/g,
-    read: (m) => ({ mo: 0, h: +m[1]!, mi: +m[2]!, s: +m[3]!, frac: m[4] }),
+    pattern: /(?<![\d.:/-])(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{3,9})|:(\d{3}))(?![\d:])/g,
+    read: (m) => ({ mo: 0, h: +m[1]!, mi: +m[2]!, s: +m[3]!, frac: m[4] ?? m[5] }),
     hasDate: false,
   },
   {
