@@ -51,16 +51,60 @@ function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDia
   };
 }
 
-/** Replaces the stored diagnosis of these keys (statement by statement: PGlite shares one connection). */
+type VerdictRow = ReturnType<typeof verdictRow>;
+
+/** The columns a stored verdict is compared on: all of them, in the order `signature` lists a fresh one's values. */
+const VERDICT_VALUES = `id, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
+  first_instance, second_instance, same_instance, msg_id`;
+
+const verdictValues = (v: VerdictRow): unknown[] => [
+  v.id, v.group, v.topic, v.cause, v.confidence, v.outcome, v.layer, v.defect, v.gapMs, v.gapClass, v.firstTs, v.secondTs,
+  v.firstInstance, v.secondInstance, v.sameInstance, v.msgId,
+];
+
+/** A key's verdicts as one string, whatever order they come in: their values sorted by id (each key's ids are unique). */
+function signature(values: unknown[][]): string {
+  return JSON.stringify([...values].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)));
+}
+
+/** The stored verdicts of these keys, by key, as signatures; keys without any are absent. */
+async function storedSignatures(driver: SqlDriver, keys: string[]): Promise<Map<string, string>> {
+  const rows = await driver.query<{ biz_key: string; v: unknown[] | string }>(
+    `SELECT biz_key, json_build_array(${VERDICT_VALUES}) AS v FROM verdicts WHERE biz_key = ANY($1::text[])`,
+    [keys],
+  );
+  const byKey = new Map<string, unknown[][]>();
+  for (const row of rows) {
+    const values = typeof row.v === "string" ? (JSON.parse(row.v) as unknown[]) : row.v;
+    const list = byKey.get(row.biz_key);
+    if (list) list.push(values);
+    else byKey.set(row.biz_key, [values]);
+  }
+  return new Map([...byKey].map(([key, values]) => [key, signature(values)]));
+}
+
+/**
+ * Replaces the stored diagnosis of these keys (statement by statement: PGlite shares one connection). A key whose
+ * verdicts come out as they are stored keeps its rows: a rebalance line queues every duplicate of its group's last
+ * minutes again (queue.ts, marks), nearly always to the same verdicts, and rewriting them cost a delete, an insert,
+ * their rollup and metrics triggers and five indexes each time. It also leaves the metrics' settle time of an unchanged
+ * verdict alone (lib/metrics): that time restarts when a verdict changes, not when it is confirmed.
+ */
 export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], forgotten: string[] = []): Promise<void> {
   const keys = [...results.map((r) => r.input.bizKey), ...forgotten];
   if (keys.length === 0) return;
-  await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [keys]);
-  if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
   // The verdicts table feeds the overview, the duplicates list, alerts and metrics: by-design consumptions stay out.
-  const verdicts = results.flatMap((r) => r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis)] : [])));
+  const fresh = new Map(
+    results.map((r) => [r.input.bizKey, r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis)] : []))]),
+  );
+  const stored = await storedSignatures(driver, keys);
+  const changed = keys.filter((k) => (stored.get(k) ?? "[]") !== signature((fresh.get(k) ?? []).map(verdictValues)));
+  const replaced = changed.filter((k) => stored.has(k));
+  if (replaced.length > 0) await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [replaced]);
+  if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
+  const verdicts = changed.flatMap((k) => fresh.get(k) ?? []);
   if (verdicts.length > 0) {
-    const col = <T>(pick: (v: (typeof verdicts)[number]) => T) => verdicts.map(pick);
+    const col = <T>(pick: (v: VerdictRow) => T) => verdicts.map(pick);
     await driver.run(
       `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
                              first_instance, second_instance, same_instance, msg_id)

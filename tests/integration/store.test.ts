@@ -144,6 +144,28 @@ for (const backend of backends) {
       assert.ok(!requeued.some((r) => r.biz_key === "ORDER-ONCE"), "the key delivered once is not");
     });
 
+    it("keeps a key's verdict rows when a second diagnosis gives the same verdicts, and replaces them when not", async () => {
+      await insertEvents(store.driver, normalized(orderStory("ORDER-SAME")).filter((e) => e.kind !== "rebalance"));
+      await drainQueue(store.driver);
+      const rows = () => store.driver.query<{ id: string; cause: string; version: string }>(`SELECT id, cause, xmin::text AS version FROM verdicts WHERE biz_key = 'ORDER-SAME' ORDER BY id`);
+      const before = await rows();
+      assert.equal(before.length, 1);
+      await store.driver.run(`INSERT INTO diagnosis_queue (biz_key) VALUES ('ORDER-SAME')`);
+      await drainQueue(store.driver);
+      assert.deepEqual(await rows(), before, "the same verdict is not written again");
+
+      // A stored verdict that no longer matches what diagnosis finds is replaced, whichever column differs.
+      await store.driver.run(`UPDATE verdicts SET confidence = confidence / 2 WHERE biz_key = 'ORDER-SAME'`);
+      await store.driver.run(`INSERT INTO diagnosis_queue (biz_key) VALUES ('ORDER-SAME')`);
+      await drainQueue(store.driver);
+      const after = await rows();
+      assert.deepEqual(after.map((r) => [r.id, r.cause]), before.map((r) => [r.id, r.cause]));
+      assert.notEqual(after[0]!.version, before[0]!.version, "the row was written again");
+      const [{ confidence }] = (await store.driver.query<{ confidence: number }>(`SELECT confidence FROM verdicts WHERE biz_key = 'ORDER-SAME'`)) as [{ confidence: number }];
+      const [stored] = await store.driver.query<{ diagnosis: { duplicates: { confidence: number }[] } }>(`SELECT diagnosis FROM key_diagnoses WHERE biz_key = 'ORDER-SAME'`);
+      assert.equal(Number(confidence), stored!.diagnosis.duplicates[0]!.confidence);
+    });
+
     it("lets keys a rebalance line queued settle: later lines add nothing, and the key's own new event ends the wait", async () => {
       await insertEvents(store.driver, normalized(orderStory("ORDER-SETTLE")).filter((e) => e.kind !== "rebalance"));
       await drainQueue(store.driver);
