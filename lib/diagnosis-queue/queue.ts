@@ -136,14 +136,16 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
     };
   });
   // One JSON document rather than an array per column: a text[] of diagnoses was escaped by node-pg and parsed by
-  // PostgreSQL as an array literal before each element was parsed as jsonb (a fifth of a 1,000-key save).
+  // PostgreSQL as an array literal before each element was parsed as jsonb (a fifth of a 1,000-key save). A diagnosis
+  // that comes out as stored keeps the stored value, already compressed, instead of compressing the same again.
   await driver.run(
     `INSERT INTO key_diagnoses (biz_key, groups, topics, first_ts, last_ts, duplicates, leaked, lost, normal_retries, diagnosis, diagnosed_at)
      SELECT k, g, t, f, l, d, lk, lo, nr, dj, now()
        FROM jsonb_to_recordset($1::jsonb) AS u(k text, g text[], t text[], f bigint, l bigint, d int, lk int, lo int, nr int, dj jsonb)
      ON CONFLICT (biz_key) DO UPDATE SET groups = EXCLUDED.groups, topics = EXCLUDED.topics, first_ts = EXCLUDED.first_ts,
        last_ts = EXCLUDED.last_ts, duplicates = EXCLUDED.duplicates, leaked = EXCLUDED.leaked, lost = EXCLUDED.lost,
-       normal_retries = EXCLUDED.normal_retries, diagnosis = EXCLUDED.diagnosis, diagnosed_at = now()`,
+       normal_retries = EXCLUDED.normal_retries, diagnosed_at = now(),
+       diagnosis = CASE WHEN key_diagnoses.diagnosis IS NOT DISTINCT FROM EXCLUDED.diagnosis THEN key_diagnoses.diagnosis ELSE EXCLUDED.diagnosis END`,
     [JSON.stringify(rows)],
   );
 }
