@@ -206,12 +206,10 @@ export function findTimestamp(text: string, options: { utcOffset: string; date?:
   } catch (error) {
     return { ok: false, text: stamp, reason: (error as Error).message };
   }
-  const local = Date.UTC(y!, mo - 1, d!, f.h, f.mi, f.s, fractionMs(f.frac));
-  const check = new Date(local);
-  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || f.h > 23 || f.mi > 59 || f.s > 59) {
+  if (!isRealDate({ y: y!, mo, d: d! }) || f.h > 23 || f.mi > 59 || f.s > 59) {
     return { ok: false, text: stamp, reason: `impossible timestamp "${stamp}"` };
   }
-  const ts = local - offsetMs;
+  const ts = Date.UTC(y!, mo - 1, d!, f.h, f.mi, f.s, fractionMs(f.frac)) - offsetMs;
   if (ts < MIN_TS || ts >= MAX_TS) return { ok: false, text: stamp, reason: `timestamp "${stamp}" is outside 2000-01-01..2100-01-01` };
   return {
     ok: true,
