@@ -26,6 +26,13 @@ export interface Contribution {
   layer: string | null;
   decision: string | null | undefined;
   action: string | null;
+  /** A keyless event's detail.keys: the KEYS of the message a client-log line is about, which makes it that key's event. */
+  namedKeys: readonly string[];
+}
+
+/** The strings of detail.keys, as selectKeyEvents (lib/diagnosis/deliveries.ts) matches them. */
+export function namedKeysOf(keys: unknown): string[] {
+  return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string") : [];
 }
 
 /** `detail->>'name'`: strings as they are, other JSON values as their text, absent or null as null. */
@@ -48,6 +55,7 @@ export function contributionOf(e: NormalizedEvent): Contribution {
     layer: textOf(detail.layer),
     decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
     action: textOf(detail.action),
+    namedKeys: e.bizKey === null ? namedKeysOf(detail.keys) : [],
   };
 }
 
@@ -77,7 +85,10 @@ const SLOT_MS = 10_000;
 
 export interface JournalBatch {
   keys: string[];
-  /** msgIds of keyless events (client-log timeouts, transaction check-backs): they belong to that message's keys. */
+  /**
+   * msgIds of keyless events (client-log timeouts, transaction check-backs): they belong to that message's keys. The
+   * KEYS such a line names go straight into `keys`.
+   */
   keylessMsgIds: string[];
   /** Keyless events of a group change the context of its keys around them: [group, from ts, to ts]. */
   marks: [string, number, number][];
@@ -111,20 +122,21 @@ export class JournalBuilder {
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
   add(r: Contribution): void {
-    this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source);
+    this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys);
     this.byKind(r);
   }
 
   /** The same as add(contributionOf(e)), without building a Contribution for the rows whose kind needs none. */
   addEvent(e: NormalizedEvent): void {
-    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source);
+    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : []);
     if (DEDUP_KINDS.has(e.kind) || e.kind === "rebalance") this.byKind(contributionOf(e));
   }
 
-  private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string): void {
+  private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[]): void {
     if (bizKey !== null) this.keys.add(bizKey);
     else {
       if (msgId !== null) this.keyless.add(msgId);
+      for (const k of namedKeys) this.keys.add(k);
       if (group !== null) {
         const mark = this.marks.get(group);
         if (mark) {
@@ -199,7 +211,8 @@ export function journalOf(rows: Iterable<Contribution>): JournalBatch {
  * the rows it really stored: read back as detail->>… reads them, which contributionOf mirrors.
  */
 export const RETURNED_CONTRIBUTION = `id, ts, biz_key, msg_id, group_name, topic, source, kind, detail->>'layer' AS layer,
-  detail ? 'decision' AS has_decision, detail->>'decision' AS decision, detail->>'action' AS action`;
+  detail ? 'decision' AS has_decision, detail->>'decision' AS decision, detail->>'action' AS action,
+  CASE WHEN biz_key IS NULL THEN detail->'keys' END AS named_keys`;
 
 export interface ReturnedRow {
   id: string;
@@ -214,6 +227,7 @@ export interface ReturnedRow {
   has_decision: boolean;
   decision: string | null;
   action: string | null;
+  named_keys: unknown;
 }
 
 export function contributionOfRow(row: ReturnedRow): Contribution {
@@ -229,6 +243,7 @@ export function contributionOfRow(row: ReturnedRow): Contribution {
     layer: row.layer,
     decision: row.has_decision ? row.decision : undefined,
     action: row.action,
+    namedKeys: namedKeysOf(typeof row.named_keys === "string" ? JSON.parse(row.named_keys) : row.named_keys),
   };
 }
 
