@@ -7,7 +7,7 @@
 // part; beside it, in the same process, the baseline: a bare read of the same keys' own events, the least a load
 // can cost.
 import type { SqlDriver } from "../lib/store/driver.ts";
-import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
+import { diagnoseKeyWithReach } from "../lib/diagnosis/diagnose.ts";
 import { saveDiagnoses } from "../lib/diagnosis-queue/queue.ts";
 import { STEP_KEYS } from "../lib/diagnosis-queue/worker.ts";
 import { loadDiagnosisInputs } from "../lib/queries/diagnosis-input.ts";
@@ -68,7 +68,7 @@ async function workerRun(driver: SqlDriver, keys: string[]): Promise<Run> {
     const t0 = performance.now();
     const inputs = await loadDiagnosisInputs(driver, step);
     const t1 = performance.now();
-    const results = inputs.map((input) => ({ input, diagnosis: diagnoseKey(input) }));
+    const results = inputs.map((input) => ({ input, ...diagnoseKeyWithReach(input) }));
     const t2 = performance.now();
     await saveDiagnoses(driver, results);
     const t3 = performance.now();

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { diagnoseKey } from "../diagnosis/diagnose.ts";
+import { diagnoseKeyWithReach } from "../diagnosis/diagnose.ts";
 import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
 import { countsAsDuplicate } from "../diagnosis/vocabulary.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
@@ -19,16 +19,18 @@ import { rawEventsFrom } from "../queries/retention.ts";
 export interface DiagnosedKey {
   input: StoredDiagnosisInput;
   diagnosis: KeyDiagnosis;
+  /** How late a keyless line of the key's groups can be stamped and still change the diagnosis (lib/diagnosis/reach.ts). */
+  reach: number;
 }
 
 const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
 export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[]): Promise<DiagnosedKey[]> {
   const inputs = await loadDiagnosisInputs(driver, bizKeys);
-  return inputs.map((input) => ({ input, diagnosis: diagnoseKey(input) }));
+  return inputs.map((input) => ({ input, ...diagnoseKeyWithReach(input) }));
 }
 
-function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis) {
+function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis, reachTs: number) {
   const start = (id: string) => diagnosis.deliveries.find((d) => d.id === id)?.start ?? 0;
   return {
     id: `${bizKey}#${index}`,
@@ -48,12 +50,26 @@ function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDia
     secondInstance: v.instances.second,
     sameInstance: v.sameInstance,
     msgId: v.msgIds.second ?? v.msgIds.first,
+    reachTs,
   };
+}
+
+/**
+ * The reach as stored: no later than the end of the key's context (CONTEXT_AFTER_MS past its last event), which is
+ * as far as an unbounded reach goes. A later event of the key's own queues it by its key.
+ */
+function reachTsOf({ input, reach }: DiagnosedKey): number {
+  let last = -Infinity;
+  for (const e of input.events) if (e.ts > last) last = e.ts;
+  return Math.min(reach, last + CONTEXT_AFTER_MS);
 }
 
 type VerdictRow = ReturnType<typeof verdictRow>;
 
-/** The columns a stored verdict is compared on: all of them, in the order `signature` lists a fresh one's values. */
+/**
+ * The columns a stored verdict is compared on, in the order `signature` lists a fresh one's values: all but its reach,
+ * which is not part of what the verdict says and is updated in place.
+ */
 const VERDICT_VALUES = `id, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
   first_instance, second_instance, same_instance, msg_id`;
 
@@ -67,20 +83,27 @@ function signature(values: unknown[][]): string {
   return JSON.stringify([...values].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)));
 }
 
-/** The stored verdicts of these keys, by key, as signatures; keys without any are absent. */
-async function storedSignatures(driver: SqlDriver, keys: string[]): Promise<Map<string, string>> {
-  const rows = await driver.query<{ biz_key: string; v: unknown[] | string }>(
-    `SELECT biz_key, json_build_array(${VERDICT_VALUES}) AS v FROM verdicts WHERE biz_key = ANY($1::text[])`,
+interface StoredVerdicts {
+  signature: string;
+  reachTs: number;
+}
+
+/** The stored verdicts of these keys, by key, as signatures, and their reach; keys without any are absent. */
+async function storedVerdicts(driver: SqlDriver, keys: string[]): Promise<Map<string, StoredVerdicts>> {
+  const rows = await driver.query<{ biz_key: string; v: unknown[] | string; reach_ts: string | number }>(
+    `SELECT biz_key, json_build_array(${VERDICT_VALUES}) AS v, reach_ts FROM verdicts WHERE biz_key = ANY($1::text[])`,
     [keys],
   );
-  const byKey = new Map<string, unknown[][]>();
+  const byKey = new Map<string, { values: unknown[][]; reachTs: number }>();
   for (const row of rows) {
     const values = typeof row.v === "string" ? (JSON.parse(row.v) as unknown[]) : row.v;
-    const list = byKey.get(row.biz_key);
-    if (list) list.push(values);
-    else byKey.set(row.biz_key, [values]);
+    const stored = byKey.get(row.biz_key);
+    if (stored) {
+      stored.values.push(values);
+      stored.reachTs = Math.max(stored.reachTs, Number(row.reach_ts));
+    } else byKey.set(row.biz_key, { values: [values], reachTs: Number(row.reach_ts) });
   }
-  return new Map([...byKey].map(([key, values]) => [key, signature(values)]));
+  return new Map([...byKey].map(([key, { values, reachTs }]) => [key, { signature: signature(values), reachTs }]));
 }
 
 /**
@@ -95,10 +118,22 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   if (keys.length === 0) return;
   // The verdicts table feeds the overview, the duplicates list, alerts and metrics: by-design consumptions stay out.
   const fresh = new Map(
-    results.map((r) => [r.input.bizKey, r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis)] : []))]),
+    results.map((r) => {
+      const reachTs = reachTsOf(r);
+      return [r.input.bizKey, r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis, reachTs)] : []))];
+    }),
   );
-  const stored = await storedSignatures(driver, keys);
-  const changed = keys.filter((k) => (stored.get(k) ?? "[]") !== signature((fresh.get(k) ?? []).map(verdictValues)));
+  const stored = await storedVerdicts(driver, keys);
+  const changed = keys.filter((k) => (stored.get(k)?.signature ?? "[]") !== signature((fresh.get(k) ?? []).map(verdictValues)));
+  const changedSet = new Set(changed);
+  // Same verdicts, another reach (the first instance logged again, say): the rows stay, their reach moves.
+  const moved = [...fresh].flatMap(([k, rows]) => (rows.length > 0 && !changedSet.has(k) && stored.get(k)?.reachTs !== rows[0]!.reachTs ? [[k, rows[0]!.reachTs] as const] : []));
+  if (moved.length > 0) {
+    await driver.run(`UPDATE verdicts v SET reach_ts = u.r FROM unnest($1::text[], $2::bigint[]) AS u(k, r) WHERE v.biz_key = u.k`, [
+      moved.map(([k]) => k),
+      moved.map(([, r]) => String(r)),
+    ]);
+  }
   const replaced = changed.filter((k) => stored.has(k));
   if (replaced.length > 0) await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [replaced]);
   if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
@@ -107,14 +142,14 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
     const col = <T>(pick: (v: VerdictRow) => T) => verdicts.map(pick);
     await driver.run(
       `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
-                             first_instance, second_instance, same_instance, msg_id)
+                             first_instance, second_instance, same_instance, msg_id, reach_ts)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::text[],
-                            $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::text[], $15::text[], $16::boolean[], $17::text[])`,
+                            $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::text[], $15::text[], $16::boolean[], $17::text[], $18::bigint[])`,
       [
         col((v) => v.id), col((v) => v.bizKey), col((v) => v.group), col((v) => v.topic), col((v) => v.cause), col((v) => v.confidence),
         col((v) => v.outcome), col((v) => v.layer), col((v) => v.defect), col((v) => String(v.gapMs)), col((v) => v.gapClass),
         col((v) => String(v.firstTs)), col((v) => String(v.secondTs)), col((v) => v.firstInstance), col((v) => v.secondInstance),
-        col((v) => v.sameInstance), col((v) => v.msgId),
+        col((v) => v.sameInstance), col((v) => v.msgId), col((v) => String(v.reachTs)),
       ],
     );
   }
@@ -156,9 +191,6 @@ export interface QueueStep {
   marksExpanded: number;
   keysDiagnosed: number;
 }
-
-/** How long after its second delivery starts a duplicate's key may still log events (its end, its dedup lines). */
-const VERDICT_SPAN_SLACK_MS = 60_000;
 
 /** Marks expanded per step: each is one indexed range query. */
 const MARKS_PER_STEP = 500;
@@ -205,17 +237,17 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it. Only keys with
   // something to explain are queued again: a key delivered once stays delivered once whatever happened around it,
   // and queueing every key of a busy group around each rebalance line re-diagnosed minutes of traffic per line.
-  // Keys not diagnosed yet are queued already. A duplicate is found by its verdict's deliveries, widened by
-  // VERDICT_SPAN_SLACK_MS for the key's events after the second delivery starts; a lost message by its key. The keys
-  // wait markSettleMs before they can be claimed.
+  // Keys not diagnosed yet are queued already. A duplicate is found by its verdict: from CONTEXT_BEFORE_MS before
+  // its first delivery up to its reach (lib/diagnosis/reach.ts), past which no line changes its key's diagnosis; a
+  // lost message by its key's events. The keys wait markSettleMs before they can be claimed.
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
-       RETURNING group_name, from_ts - $1 AS lo, to_ts + $2 AS hi
+       RETURNING group_name, from_ts, from_ts - $1 AS lo, to_ts + $2 AS hi
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key, enqueued_at)
-         SELECT k, now() + $4 * interval '1 millisecond' FROM (
-           SELECT v.biz_key AS k FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.second_ts >= m.lo - $3 AND v.first_ts <= m.hi
+         SELECT k, now() + $3 * interval '1 millisecond' FROM (
+           SELECT v.biz_key AS k FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
            UNION
            SELECT d.biz_key FROM m JOIN key_diagnoses d ON d.lost > 0 AND d.last_ts >= m.lo AND d.first_ts <= m.hi AND m.group_name = ANY(d.groups)
          ) AS keys ORDER BY 1
@@ -223,7 +255,7 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM m) AS marks`,
-    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, VERDICT_SPAN_SLACK_MS, markSettleMs],
+    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, markSettleMs],
   );
   const claimed = await driver.query<{ biz_key: string }>(
     `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false

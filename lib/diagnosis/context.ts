@@ -167,13 +167,45 @@ function kafkaFate(p: Pair, ofFirst: readonly NormalizedEvent[]): Pick<Fate, "po
   return { pollTimeouts, commitFailures };
 }
 
-const fates = new WeakMap<Pair, Fate>();
+/** The facts of a fate that lines from long after the redelivery can still change (reach.ts). */
+export interface LateFacts {
+  aliveAfter?: Hit | null;
+  lastSeen?: NormalizedEvent | null;
+  clientLogSeen?: boolean;
+}
+
+const fates = new WeakMap<Pair, { fate: Fate; read: LateFacts }>();
 
 /** What became of the first delivery's instance. Kept per pair: four rules ask it of the same pair, and each answer walks the whole context. */
 export function fate(p: Pair): Fate {
   let f = fates.get(p);
-  if (f === undefined) fates.set(p, (f = fateOf(p)));
-  return f;
+  if (f === undefined) fates.set(p, (f = tracked(fateOf(p))));
+  return f.fate;
+}
+
+/**
+ * Of a pair's late facts, those a rule has read so far, with their values. A rule follows the same path as long as
+ * what it read stays the same, so a fact no rule read cannot change a verdict, whatever a later line would make of it.
+ */
+export function lateFactsRead(p: Pair): LateFacts {
+  return fates.get(p)?.read ?? {};
+}
+
+function tracked(f: Fate): { fate: Fate; read: LateFacts } {
+  const read: LateFacts = {};
+  const fate: Fate = {
+    ...f,
+    get aliveAfter() {
+      return (read.aliveAfter = f.aliveAfter);
+    },
+    get lastSeen() {
+      return (read.lastSeen = f.lastSeen);
+    },
+    get clientLogSeen() {
+      return (read.clientLogSeen = f.clientLogSeen);
+    },
+  };
+  return { fate, read };
 }
 
 function fateOf(p: Pair): Fate {

@@ -6,6 +6,7 @@ import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
+import { reachOf } from "./reach.ts";
 import { tieSendsToRecords } from "./span-links.ts";
 import { CONTEXT_KINDS } from "./scope.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
@@ -67,6 +68,17 @@ const effectPossible = (d: Delivery) => d.effect === "executed" || d.effect === 
  * caught it and, for a leak, which defect let it through; flags lost messages and the data that was missing.
  */
 export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): KeyDiagnosis {
+  return diagnoseKeyWithReach(input, options).diagnosis;
+}
+
+export interface ReachedDiagnosis {
+  diagnosis: KeyDiagnosis;
+  /** The latest stamp of a keyless line of the key's groups that could still change the diagnosis (reach.ts). */
+  reach: number;
+}
+
+/** diagnoseKey, and how late a context line could still change its answer: what the worker re-diagnoses a key for. */
+export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): ReachedDiagnosis {
   const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
   const joined = poolOf(input);
   const pool = tieSendsToRecords(joined.pool);
@@ -90,23 +102,28 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
   const normalRetries: NormalRetry[] = [];
   const lost: LostMessage[] = [];
   const groupFacts: GroupFacts[] = [];
+  const pairs: Pair[] = [];
 
   for (const [group, list] of groupBy(deliveries)) {
     const verdicts = new Map<string, Verdict>();
-    const makePair = (first: Delivery, second: Delivery): Pair => ({
-      first,
-      second,
-      siblings: list,
-      gapMs: second.start - first.start,
-      sameMsgId: first.msgId === null || second.msgId === null ? null : first.msgId === second.msgId,
-      copy: copyRelation(first, second),
-      firstMsg: factsOf(first.msgId),
-      secondMsg: factsOf(second.msgId),
-      context,
-      byId,
-      rows: effectRows.get(group) ?? [],
-      options: opts,
-    });
+    const makePair = (first: Delivery, second: Delivery): Pair => {
+      const pair: Pair = {
+        first,
+        second,
+        siblings: list,
+        gapMs: second.start - first.start,
+        sameMsgId: first.msgId === null || second.msgId === null ? null : first.msgId === second.msgId,
+        copy: copyRelation(first, second),
+        firstMsg: factsOf(first.msgId),
+        secondMsg: factsOf(second.msgId),
+        context,
+        byId,
+        rows: effectRows.get(group) ?? [],
+        options: opts,
+      };
+      pairs.push(pair);
+      return pair;
+    };
     const parents = retryParents(list);
     let retries = 0;
     list.forEach((d, j) => {
@@ -140,14 +157,10 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
     groupFacts.push(factsFor(group, list, verdicts.size, retries));
   }
 
+  const missing = findMissing(deliveries, duplicates, pool, context, effectRows);
   return {
-    bizKey: input.bizKey,
-    deliveries,
-    duplicates,
-    normalRetries,
-    lost,
-    missing: findMissing(deliveries, duplicates, pool, context, effectRows),
-    groups: groupFacts,
+    diagnosis: { bizKey: input.bizKey, deliveries, duplicates, normalRetries, lost, missing, groups: groupFacts },
+    reach: reachOf(pairs, missing),
   };
 }
 

@@ -144,6 +144,39 @@ for (const backend of backends) {
       assert.ok(!requeued.some((r) => r.biz_key === "ORDER-ONCE"), "the key delivered once is not");
     });
 
+    it("queues a key with a duplicate again only for lines up to its reach, and a key a line names by its KEYS at once", async () => {
+      const group = { broker: "rocketmq" as const, group: "pay-consumer", source: "rocketmq-client-log:client-10.0.0.5.log" };
+      // Both consumers' client logs and the broker's are there (no missing-data note looks for them), and the first
+      // consumer lives on: it logs a line half a minute after the redelivery.
+      const moved = { ...group, kind: "rebalance" as const, ts: T0 + 1204, queue: "broker-a:3", instance: "10.0.0.7@88", detail: { action: "add" }, source: "rocketmq-client-log:client-10.0.0.7.log" };
+      const connected = { ...group, kind: "instance_lifecycle" as const, ts: T0 + 100, instance: "10.0.0.7@88", detail: { action: "connected" }, source: "rocketmq-broker-log:broker.log" };
+      const alive = { ...group, kind: "rebalance" as const, ts: T0 + 30_000, queue: "broker-a:1", instance: "10.0.0.5@4121", detail: { action: "add" } };
+      await insertEvents(store.driver, normalized([...orderStory("ORDER-REACH").filter((e) => e.kind !== "rebalance"), moved, connected, alive]));
+      await drainQueue(store.driver);
+      const [stored] = await store.driver.query<{ reach_ts: string }>(`SELECT reach_ts::text FROM verdicts WHERE biz_key = 'ORDER-REACH'`);
+      assert.equal(Number(stored!.reach_ts), T0 + 30_000, "up to the first consumer's first line after the redelivery");
+      const queuedFor = async (ts: number, source: string) => {
+        await insertEvents(store.driver, normalized([{ ...group, kind: "rebalance", ts, queue: "broker-a:2", instance: "10.0.0.7@88", detail: { action: "add" }, source }]));
+        const { marksExpanded } = await processQueueStep(store.driver, { batch: 1000, markSettleMs: 60_000 });
+        assert.equal(marksExpanded, 1);
+        const queued = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM diagnosis_queue WHERE biz_key = 'ORDER-REACH'`);
+        await store.driver.run(`DELETE FROM diagnosis_queue`);
+        return queued.length === 1;
+      };
+      assert.equal(await queuedFor(T0 + 60_000, "rocketmq-client-log:late.log"), false, "a line past the reach changes nothing");
+      assert.equal(await queuedFor(T0 + 25_000, "rocketmq-client-log:near.log"), true, "a line within it may");
+
+      await insertEvents(store.driver, normalized(orderStory("ORDER-NAMED")).filter((e) => e.kind !== "rebalance" && e.detail.decision !== "hit" && !(e.kind === "consume_start" && e.instance === "10.0.0.7@88")));
+      await drainQueue(store.driver);
+      // A copy the key's own events never named (a resend's new msgId), failing a quarter of an hour later.
+      const named = { ...group, kind: "consume_end" as const, ts: T0 + 900_000, msgId: "7F0000010B2A18B4AAC2841F3D9C0777", instance: "10.0.0.5@4121", success: false, detail: { action: "consume_exception", keys: ["ORDER-NAMED"] } };
+      await insertEvents(store.driver, normalized([named]));
+      await processQueueStep(store.driver, { batch: 0 });
+      const queued = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM diagnosis_queue`);
+      assert.deepEqual(queued.map((r) => r.biz_key), ["ORDER-NAMED"], "a key delivered once, named by its KEYS only");
+      await drainQueue(store.driver);
+    });
+
     it("keeps a key's verdict rows when a second diagnosis gives the same verdicts, and replaces them when not", async () => {
       await insertEvents(store.driver, normalized(orderStory("ORDER-SAME")).filter((e) => e.kind !== "rebalance"));
       await drainQueue(store.driver);
@@ -250,7 +283,7 @@ for (const backend of backends) {
       await store.prisma.verdict.create({
         data: {
           id: "K-drift#0", bizKey: "K-drift", group: "g", topic: null, cause: "unknown", confidence: 0, outcome: "unknown", layer: null, defect: null,
-          gapMs: BigInt(-5), gapClass: "ms", firstTs: BigInt(T0), secondTs: BigInt(T0), firstInstance: null, secondInstance: null, sameInstance: false, msgId: null,
+          gapMs: BigInt(-5), gapClass: "ms", firstTs: BigInt(T0), secondTs: BigInt(T0), firstInstance: null, secondInstance: null, sameInstance: false, msgId: null, reachTs: BigInt(T0),
         },
       });
       const at = new Date(T0);

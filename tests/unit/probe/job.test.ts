@@ -59,8 +59,8 @@ describe("which keys the job probes", () => {
   const probe = parseProbeConfig(YAML)[0]!;
   const verdict = (key: string, i: number, outcome: string, secondTs: number, group = "GID_payment") =>
     driver.run(
-      `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, gap_ms, gap_class, first_ts, second_ts, same_instance)
-       VALUES ($1, $2, $3, 'PAY', 'ack_lost', 0.9, $4, 100, 'seconds', $5, $6, false)`,
+      `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, gap_ms, gap_class, first_ts, second_ts, same_instance, reach_ts)
+       VALUES ($1, $2, $3, 'PAY', 'ack_lost', 0.9, $4, 100, 'seconds', $5, $6, false, $6)`,
       [`${key}#${i}`, key, group, outcome, secondTs - 100, secondTs],
     );
   const picked = async () => (await keysToProbe(driver, probe, 10)).map((k) => k.bizKey);

@@ -5,8 +5,6 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { runSimulate } from "../../../cli/simulate.ts";
 import { UsageError } from "../../../cli/ingest.ts";
-import { findFormat } from "../../../collectors/registry.ts";
-import type { LineResult, ParseIssue } from "../../../collectors/types.ts";
 import { CAUSES, DEDUP_LAYERS, DEFECTS, OUTCOMES } from "../../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { SIM_EPOCH } from "../../../lib/simulator/clock.ts";
@@ -16,33 +14,14 @@ import { scenarioNames } from "../../../lib/simulator/scenarios.ts";
 import { simulate } from "../../../lib/simulator/simulate.ts";
 import { GROUPS } from "../../../lib/simulator/topology.ts";
 import type { DuplicateTruth } from "../../../lib/simulator/truth.ts";
+import { parseSimulation, type ParsedSimulation } from "../../helpers/simulated-events.ts";
 
-interface Parsed {
-  result: SimulationResult;
-  events: NormalizedEvent[];
-  issues: (ParseIssue & { file: string })[];
-  formats: Set<string>;
-}
+type Parsed = ParsedSimulation;
 
 /** Every data file of a run through the registry's parsers, with the --instance the manifest names. */
 function parseRun(result: SimulationResult): Parsed {
-  const parsed: Parsed = { result, events: [], issues: [], formats: new Set() };
-  for (const entry of result.manifest.files) {
-    const file = result.files.find((f) => f.path === entry.path);
-    const format = findFormat(entry.format);
-    assert.ok(file && format, `${entry.path} is written and has a known format`);
-    parsed.formats.add(entry.format);
-    const ctx = { source: `${entry.format}:${entry.path}`, ...(entry.instance ? { instance: entry.instance } : {}) };
-    const lines = file.text.split("\n");
-    lines.pop();
-    const parser = format.open(ctx);
-    const take = (outcome: LineResult) => {
-      parsed.events.push(...outcome.events);
-      if (outcome.issue) parsed.issues.push({ ...outcome.issue, file: entry.path });
-    };
-    lines.forEach((line, i) => take(parser.line(line, i + 1)));
-    take(parser.end());
-  }
+  const parsed = parseSimulation(result);
+  assert.ok(parsed.events.length > 0, "the simulation's files parse to events");
   return parsed;
 }
 

@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import fc from "fast-check";
+import { diagnoseKeyWithReach } from "../../../lib/diagnosis/diagnose.ts";
+import { CONTEXT_AFTER_MS, contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf } from "../../../lib/diagnosis/scope.ts";
+import type { DiagnosisInput } from "../../../lib/diagnosis/types.ts";
+import { canonicalInstance } from "../../../lib/events/instance.ts";
+import type { NormalizedEvent } from "../../../lib/events/model.ts";
+import { runSimulation } from "../../../lib/simulator/run.ts";
+import { namedKeysOf } from "../../../lib/store/ingest-journal.ts";
+import { parseSimulation } from "../../helpers/simulated-events.ts";
+
+/**
+ * A key's reach (lib/diagnosis/reach.ts) bounds which late context lines the worker re-diagnoses it for. The claim
+ * is checked on the simulator's every scenario, parsed from its files: once the lines stamped up to a key's reach
+ * have arrived, the lines after it leave the diagnosis as it is; and so does any keyless line of the simulation added
+ * after it, moved into one of the key's groups and onto one of the instances that consumed it, unless the line names
+ * the key or one of its messages: such a line queues its key whatever its time.
+ */
+
+interface Case {
+  input: DiagnosisInput;
+  reach: number;
+  groups: string[];
+  instances: string[];
+  /** The end of the key's context: CONTEXT_AFTER_MS after its last event. */
+  contextEnd: number;
+}
+
+const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts;
+
+/** scope.ts's selection (rules 1–3) over every event of a run, as the store's SQL makes it. */
+function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
+  const byKey = new Map<string, NormalizedEvent[]>();
+  const keylessByMsgId = new Map<string, NormalizedEvent[]>();
+  const keyless: NormalizedEvent[] = [];
+  for (const e of events) {
+    if (e.bizKey !== null) byKey.set(e.bizKey, [...(byKey.get(e.bizKey) ?? []), e]);
+    else {
+      keyless.push(e);
+      if (e.msgId !== null) keylessByMsgId.set(e.msgId, [...(keylessByMsgId.get(e.msgId) ?? []), e]);
+    }
+  }
+  const models = keyless.filter(isGroupModel);
+  return [...byKey].map(([bizKey, own]) => {
+    const keyEvents = [...own, ...msgIdsOf(own).flatMap((id) => keylessByMsgId.get(id) ?? [])].sort(byTs);
+    const scope = contextScope(keyEvents)!;
+    const around = contextOf(keyEvents, keyless.filter((e) => scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to)));
+    const seen = new Set(around.map((e) => e.id));
+    return { bizKey, events: keyEvents, context: [...groupModelsOf(keyEvents, models).filter((e) => !seen.has(e.id)), ...around].sort(byTs) };
+  });
+}
+
+/** Keys with a duplicate, and those of them whose reach is bounded. */
+const all: Case[] = [];
+const cases: Case[] = [];
+let lines: NormalizedEvent[] = [];
+
+before(() => {
+  for (const seed of [5, 6]) {
+    const { events } = parseSimulation(runSimulation({ scenario: "all", keys: 500, seed, skewMs: 1500 }));
+    lines.push(...events.filter((e) => e.bizKey === null));
+    for (const input of inputsOf(events)) {
+      const { diagnosis, reach } = diagnoseKeyWithReach(input);
+      if (reach === -Infinity) continue;
+      const instances = [...new Set(diagnosis.deliveries.flatMap((d) => (d.instance === null ? [] : [d.instance])))];
+      const groups = [...new Set(input.events.flatMap((e) => (e.group === null ? [] : [e.group])))];
+      const c = { input, reach, groups, instances, contextEnd: Math.max(...input.events.map((e) => e.ts)) + CONTEXT_AFTER_MS };
+      all.push(c);
+      if (reach !== Infinity) cases.push(c);
+    }
+  }
+  lines = lines.filter((e) => e.group !== null || e.instance !== null);
+});
+
+function same(input: DiagnosisInput, changed: DiagnosisInput): void {
+  const was = diagnoseKeyWithReach(input);
+  const now = diagnoseKeyWithReach(changed);
+  assert.deepEqual(now.diagnosis, was.diagnosis);
+  assert.equal(now.reach, was.reach);
+}
+
+describe("a key's reach", () => {
+  it("is bounded for most keys with a duplicate in the simulator's scenarios", () => {
+    assert.ok(all.length > 200, `${all.length} keys with a duplicate`);
+    assert.ok(cases.length > all.length / 2, `${cases.length} of ${all.length} keys have a bounded reach`);
+  });
+
+  it("gives the diagnosis every later line of the run gives, once the lines up to it have arrived", () => {
+    let checked = 0;
+    let late = 0;
+    for (const c of all) {
+      // The lines stamped up to a cut have arrived, the later ones not yet; the cut moves to the reach until it covers it.
+      let cut = Math.max(...c.input.events.map((e) => e.ts));
+      for (let round = 0; round < 5; round++) {
+        const arrived = { ...c.input, context: c.input.context.filter((e) => e.ts <= cut) };
+        const { diagnosis, reach } = diagnoseKeyWithReach(arrived);
+        if (reach === Infinity) break;
+        if (reach > cut) {
+          cut = reach;
+          continue;
+        }
+        late += c.input.context.length - arrived.context.length;
+        assert.deepEqual(diagnoseKeyWithReach(c.input).diagnosis, diagnosis, c.input.bizKey);
+        checked++;
+        break;
+      }
+    }
+    assert.ok(checked > all.length / 2, `${checked} of ${all.length} keys checked`);
+    assert.ok(late > 1000, `${late} later lines`);
+  });
+
+  it("leaves a key's diagnosis as it is with any line of its groups added after it", () => {
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.nat(),
+        fc.nat(),
+        fc.nat(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        (caseAt, lineAt, groupAt, instanceAt, when, keepInstance) => {
+          const c = cases[caseAt % cases.length]!;
+          const model = lines[lineAt % lines.length]!;
+          // A line naming the key or one of its messages queues the key itself (lib/store/ingest-journal.ts).
+          fc.pre(!msgIdsOf(c.input.events).includes(model.msgId ?? "") && !namedKeysOf(model.detail.keys).includes(c.input.bizKey));
+          const ts = Math.floor(c.reach + 1 + when * (c.contextEnd - c.reach - 1));
+          const instance = keepInstance || c.instances.length === 0 ? model.instance : c.instances[instanceAt % c.instances.length]!;
+          const added: NormalizedEvent = {
+            ...model,
+            id: `${model.id}~moved`,
+            ts,
+            group: c.groups[groupAt % c.groups.length] ?? model.group,
+            instance,
+            detail: { ...model.detail, ...(instance === null ? {} : { host: canonicalInstance(instance).host }) },
+          };
+          same(c.input, { ...c.input, context: [...c.input.context, added].sort(byTs) });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
