@@ -8,7 +8,8 @@ const hex32 = (n: number, salt: string) => createHash("md5").update(`${salt}:${n
 /**
  * One order's events as the collectors would normalize them: the trace's publish, consume start and end, the dedup
  * log's pass; one order in 50 is consumed again on another instance 1.5 s later and caught by Redis; one line in
- * `rebalanceEvery` orders (2000 unless told) is a client-log rebalance of the group.
+ * `rebalanceEvery` orders (2000 unless told) is a client-log rebalance of the group, and one in four of those comes
+ * with a broker-log line of a member connecting.
  */
 export class Stream {
   private next = 0;
@@ -43,10 +44,18 @@ export class Stream {
         );
       }
       if (n % this.rebalanceEvery === 0) {
-        out.push({
-          ...base, id: `rocketmq-client-log:${hex32(n, "rebalance")}`, kind: "rebalance", ts: at + 5, bizKey: null, msgId: null, queueOffset: null, retryTimes: null,
-          group: "pay-consumer", instance: consumer, success: null, detail: { action: "add" }, source: "rocketmq-client-log:soak",
-        });
+        // Each member of the group in turn: every one of them logs its rebalances. Every fourth comes with the broker's
+        // line of a member connecting, the kind of line that sets a group rebalancing.
+        const turn = n / this.rebalanceEvery;
+        const member = `10.0.1.${(turn % 4) + 10}@${7000 + (turn % 4)}`;
+        const keyless = { ...base, bizKey: null, msgId: null, queueOffset: null, retryTimes: null, group: "pay-consumer", instance: member, success: null };
+        out.push({ ...keyless, id: `rocketmq-client-log:${hex32(n, "rebalance")}`, kind: "rebalance", ts: at + 5, detail: { action: "add" }, source: "rocketmq-client-log:soak" });
+        if (turn % 4 === 0) {
+          out.push({
+            ...keyless, id: `rocketmq-broker-log:${hex32(n, "connected")}`, kind: "instance_lifecycle", ts: at + 3, topic: null, queue: null,
+            detail: { action: "connected" }, source: "rocketmq-broker-log:soak",
+          });
+        }
       }
       if (n % 97 === 0) {
         this.recentKeys.push(key);
@@ -57,5 +66,5 @@ export class Stream {
   }
 }
 
-/** Events per order in bench:soak's stream, on average: 4, 2 more for one order in 50, 1 for one in 2000. */
-export const EVENTS_PER_ORDER = 4 + 2 / 50 + 1 / 2000;
+/** Events per order in bench:soak's stream, on average: 4, 2 more for one order in 50, 1 for one in 2000, 1 for one in 8000. */
+export const EVENTS_PER_ORDER = 4 + 2 / 50 + 1 / 2000 + 1 / 8000;
