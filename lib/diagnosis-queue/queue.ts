@@ -106,6 +106,15 @@ async function storedVerdicts(driver: SqlDriver, keys: string[]): Promise<Map<st
   return new Map([...byKey].map(([key, { values, reachTs }]) => [key, { signature: signature(values), reachTs }]));
 }
 
+export interface SavedDiagnoses {
+  /**
+   * Keys whose verdicts now reach later than their stored ones did. Another worker may have expanded the mark of a
+   * line stamped in between against the stored reach while this one diagnosed them: they get another pass
+   * (processQueueStep). Keys without stored verdicts are left as before the reach: a mark finds no verdict of theirs.
+   */
+  reachGrew: string[];
+}
+
 /**
  * Replaces the stored diagnosis of these keys (statement by statement: PGlite shares one connection). A key whose
  * verdicts come out as they are stored keeps its rows: a rebalance line queues every duplicate of its group's last
@@ -113,9 +122,9 @@ async function storedVerdicts(driver: SqlDriver, keys: string[]): Promise<Map<st
  * their rollup and metrics triggers and five indexes each time. It also leaves the metrics' settle time of an unchanged
  * verdict alone (lib/metrics): that time restarts when a verdict changes, not when it is confirmed.
  */
-export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], forgotten: string[] = []): Promise<void> {
+export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], forgotten: string[] = []): Promise<SavedDiagnoses> {
   const keys = [...results.map((r) => r.input.bizKey), ...forgotten];
-  if (keys.length === 0) return;
+  if (keys.length === 0) return { reachGrew: [] };
   // The verdicts table feeds the overview, the duplicates list, alerts and metrics: by-design consumptions stay out.
   const fresh = new Map(
     results.map((r) => {
@@ -134,6 +143,10 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
       moved.map(([, r]) => String(r)),
     ]);
   }
+  const reachGrew = [...fresh].flatMap(([k, rows]) => {
+    const was = stored.get(k)?.reachTs;
+    return rows.length > 0 && was !== undefined && was < rows[0]!.reachTs ? [k] : [];
+  });
   const replaced = changed.filter((k) => stored.has(k));
   if (replaced.length > 0) await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [replaced]);
   if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
@@ -153,7 +166,7 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
       ],
     );
   }
-  if (results.length === 0) return;
+  if (results.length === 0) return { reachGrew };
   const rows = results.map(({ input, diagnosis }) => {
     const ts = input.events.map((e) => e.ts);
     const interesting = diagnosis.duplicates.length > 0 || diagnosis.lost.length > 0;
@@ -183,6 +196,7 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
        diagnosis = CASE WHEN key_diagnoses.diagnosis IS NOT DISTINCT FROM EXCLUDED.diagnosis THEN key_diagnoses.diagnosis ELSE EXCLUDED.diagnosis END`,
     [JSON.stringify(rows)],
   );
+  return { reachGrew };
 }
 
 export interface QueueStep {
@@ -271,7 +285,15 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
     const live = keys.filter((k) => !frozen.has(k));
     const results = await diagnoseKeys(driver, live);
     const found = new Set(results.map((r) => r.input.bizKey));
-    await saveDiagnoses(driver, results, live.filter((k) => !found.has(k)));
+    const { reachGrew } = await saveDiagnoses(driver, results, live.filter((k) => !found.has(k)));
+    // A line that arrived after these keys were loaded, stamped between their old reach and their new one, queued
+    // nothing if another worker expanded its mark before this save: another pass reads it, after the settle wait.
+    if (reachGrew.length > 0) {
+      await driver.run(
+        `UPDATE diagnosis_queue SET dirty = true, enqueued_at = now() + $3 * interval '1 millisecond' WHERE biz_key = ANY($1::text[]) AND claimed_by = $2`,
+        [reachGrew, worker, markSettleMs],
+      );
+    }
     await driver.run(`DELETE FROM diagnosis_queue WHERE biz_key = ANY($1::text[]) AND claimed_by = $2 AND NOT dirty`, [keys, worker]);
   } finally {
     // Whatever is still ours (touched meanwhile, or not diagnosed because of an error) goes back to the queue.

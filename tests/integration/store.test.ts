@@ -166,6 +166,20 @@ for (const backend of backends) {
       assert.equal(await queuedFor(T0 + 60_000, "rocketmq-client-log:late.log"), false, "a line past the reach changes nothing");
       assert.equal(await queuedFor(T0 + 25_000, "rocketmq-client-log:near.log"), true, "a line within it may");
 
+      // A pass that finds the reach later than stored goes round once more, after the settle wait: another worker may
+      // have expanded a line's mark against the old reach meanwhile.
+      await store.driver.run(`UPDATE verdicts SET reach_ts = reach_ts - 10000 WHERE biz_key = 'ORDER-REACH'`);
+      await store.driver.run(`INSERT INTO diagnosis_queue (biz_key) VALUES ('ORDER-REACH')`);
+      const grown = await processQueueStep(store.driver, { batch: 1000, markSettleMs: 60_000 });
+      assert.equal(grown.keysDiagnosed, 1);
+      const again = await store.driver.query<{ waits: boolean; claimed: boolean }>(
+        `SELECT enqueued_at > now() AS waits, claimed_by IS NOT NULL AS claimed FROM diagnosis_queue WHERE biz_key = 'ORDER-REACH'`,
+      );
+      assert.deepEqual(again, [{ waits: true, claimed: false }]);
+      const [restored] = await store.driver.query<{ reach_ts: string }>(`SELECT reach_ts::text FROM verdicts WHERE biz_key = 'ORDER-REACH'`);
+      assert.equal(Number(restored!.reach_ts), T0 + 30_000);
+      await store.driver.run(`DELETE FROM diagnosis_queue`);
+
       await insertEvents(store.driver, normalized(orderStory("ORDER-NAMED")).filter((e) => e.kind !== "rebalance" && e.detail.decision !== "hit" && !(e.kind === "consume_start" && e.instance === "10.0.0.7@88")));
       await drainQueue(store.driver);
       // A copy the key's own events never named (a resend's new msgId), failing a quarter of an hour later.
