@@ -247,29 +247,26 @@ export interface StepOptions {
 export async function processQueueStep(driver: SqlDriver, options: StepOptions = {}): Promise<QueueStep> {
   const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS, markSettleMs = 0 } = options;
   const journalFolded = await foldJournal(driver);
-  // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. A key's
-  // context reaches CONTEXT_BEFORE_MS before each of its events and CONTEXT_AFTER_MS after it. Only keys with
-  // something to explain are queued again: a key delivered once stays delivered once whatever happened around it,
-  // and queueing every key of a busy group around each rebalance line re-diagnosed minutes of traffic per line.
-  // Keys not diagnosed yet are queued already. A duplicate is found by its verdict: from CONTEXT_BEFORE_MS before
-  // its first delivery up to its reach (lib/diagnosis/reach.ts), past which no line changes its key's diagnosis; a
-  // lost message by its key's events. The keys wait markSettleMs before they can be claimed.
+  // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. Only keys with a
+  // duplicate are queued again, from CONTEXT_BEFORE_MS before its first delivery (a key's context reaches that far
+  // before each of its events) up to its key's reach, past which no line changes the diagnosis (lib/diagnosis/reach.ts).
+  // Without a duplicate no rule reads the context: a key delivered once, or whose message was lost, stays so whatever
+  // happened around it, and a line that is one of its own events names it (tests/unit/diagnosis/reach.test.ts). Keys
+  // not diagnosed yet are queued already. The keys wait markSettleMs before they can be claimed.
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
-       RETURNING group_name, from_ts, from_ts - $1 AS lo, to_ts + $2 AS hi
+       RETURNING group_name, from_ts, to_ts + $1 AS hi
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key, enqueued_at)
-         SELECT k, now() + $3 * interval '1 millisecond' FROM (
-           SELECT v.biz_key AS k FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
-           UNION
-           SELECT d.biz_key FROM m JOIN key_diagnoses d ON d.lost > 0 AND d.last_ts >= m.lo AND d.first_ts <= m.hi AND m.group_name = ANY(d.groups)
-         ) AS keys ORDER BY 1
+         SELECT DISTINCT v.biz_key, now() + $2 * interval '1 millisecond'
+           FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
+          ORDER BY 1
        ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM m) AS marks`,
-    [CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, markSettleMs],
+    [CONTEXT_BEFORE_MS, markSettleMs],
   );
   const claimed = await driver.query<{ biz_key: string }>(
     `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false

@@ -30,9 +30,11 @@ export interface Contribution {
   namedKeys: readonly string[];
 }
 
+const NO_KEYS: readonly string[] = [];
+
 /** The strings of detail.keys, as selectKeyEvents (lib/diagnosis/deliveries.ts) matches them. */
-export function namedKeysOf(keys: unknown): string[] {
-  return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string") : [];
+export function namedKeysOf(keys: unknown): readonly string[] {
+  return Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string") : NO_KEYS;
 }
 
 /** `detail->>'name'`: strings as they are, other JSON values as their text, absent or null as null. */
@@ -55,7 +57,7 @@ export function contributionOf(e: NormalizedEvent): Contribution {
     layer: textOf(detail.layer),
     decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
     action: textOf(detail.action),
-    namedKeys: e.bizKey === null ? namedKeysOf(detail.keys) : [],
+    namedKeys: e.bizKey === null ? namedKeysOf(detail.keys) : NO_KEYS,
   };
 }
 
@@ -128,7 +130,7 @@ export class JournalBuilder {
 
   /** The same as add(contributionOf(e)), without building a Contribution for the rows whose kind needs none. */
   addEvent(e: NormalizedEvent): void {
-    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : []);
+    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : NO_KEYS);
     if (DEDUP_KINDS.has(e.kind) || e.kind === "rebalance") this.byKind(contributionOf(e));
   }
 

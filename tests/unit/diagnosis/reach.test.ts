@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
 import { diagnoseKeyWithReach } from "../../../lib/diagnosis/diagnose.ts";
-import { CONTEXT_AFTER_MS, contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf } from "../../../lib/diagnosis/scope.ts";
+import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf } from "../../../lib/diagnosis/scope.ts";
 import type { DiagnosisInput } from "../../../lib/diagnosis/types.ts";
 import { canonicalInstance } from "../../../lib/events/instance.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
@@ -25,6 +25,8 @@ interface Case {
   instances: string[];
   /** The end of the key's context: CONTEXT_AFTER_MS after its last event. */
   contextEnd: number;
+  /** Its start: CONTEXT_BEFORE_MS before its first event. */
+  contextStart: number;
 }
 
 const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts;
@@ -51,9 +53,10 @@ function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
   });
 }
 
-/** Keys with a duplicate, and those of them whose reach is bounded. */
+/** Keys with a duplicate; those of them whose reach is bounded; keys without one (a lost message, one delivery). */
 const all: Case[] = [];
 const cases: Case[] = [];
+const unjudged: Case[] = [];
 let lines: NormalizedEvent[] = [];
 
 before(() => {
@@ -62,12 +65,13 @@ before(() => {
     lines.push(...events.filter((e) => e.bizKey === null));
     for (const input of inputsOf(events)) {
       const { diagnosis, reach } = diagnoseKeyWithReach(input);
-      if (reach === -Infinity) continue;
       const instances = [...new Set(diagnosis.deliveries.flatMap((d) => (d.instance === null ? [] : [d.instance])))];
       const groups = [...new Set(input.events.flatMap((e) => (e.group === null ? [] : [e.group])))];
-      const c = { input, reach, groups, instances, contextEnd: Math.max(...input.events.map((e) => e.ts)) + CONTEXT_AFTER_MS };
-      all.push(c);
-      if (reach !== Infinity) cases.push(c);
+      const ts = input.events.map((e) => e.ts);
+      const c = { input, reach, groups, instances, contextEnd: Math.max(...ts) + CONTEXT_AFTER_MS, contextStart: Math.min(...ts) - CONTEXT_BEFORE_MS };
+      if (reach === -Infinity) unjudged.push(c);
+      else all.push(c);
+      if (Number.isFinite(reach)) cases.push(c);
     }
   }
   lines = lines.filter((e) => e.group !== null || e.instance !== null);
@@ -110,34 +114,48 @@ describe("a key's reach", () => {
     assert.ok(late > 1000, `${late} later lines`);
   });
 
+  /** Any keyless line of the run, moved into one of a case's groups, onto one of its instances, stamped after `from`. */
+  const movedLine = (pick: Case[], from: (c: Case) => number) =>
+    fc.record({ caseAt: fc.nat(), lineAt: fc.nat(), groupAt: fc.nat(), instanceAt: fc.nat(), when: fc.double({ min: 0, max: 1, noNaN: true }), keepInstance: fc.boolean() }).map((a) => {
+      const c = pick[a.caseAt % pick.length]!;
+      const model = lines[a.lineAt % lines.length]!;
+      const start = from(c);
+      const ts = Math.floor(start + 1 + a.when * (c.contextEnd - start - 1));
+      const instance = a.keepInstance || c.instances.length === 0 ? model.instance : c.instances[a.instanceAt % c.instances.length]!;
+      const added: NormalizedEvent = {
+        ...model,
+        id: `${model.id}~moved`,
+        ts,
+        group: c.groups[a.groupAt % c.groups.length] ?? model.group,
+        instance,
+        detail: { ...model.detail, ...(instance === null ? {} : { host: canonicalInstance(instance).host }) },
+      };
+      return { c, model, added };
+    });
+
+  // A line naming the key or one of its messages queues the key itself (lib/store/ingest-journal.ts).
+  const namesNone = ({ c, model }: { c: Case; model: NormalizedEvent }) =>
+    !msgIdsOf(c.input.events).includes(model.msgId ?? "") && !namedKeysOf(model.detail.keys).includes(c.input.bizKey);
+
   it("leaves a key's diagnosis as it is with any line of its groups added after it", () => {
     fc.assert(
-      fc.property(
-        fc.nat(),
-        fc.nat(),
-        fc.nat(),
-        fc.nat(),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.boolean(),
-        (caseAt, lineAt, groupAt, instanceAt, when, keepInstance) => {
-          const c = cases[caseAt % cases.length]!;
-          const model = lines[lineAt % lines.length]!;
-          // A line naming the key or one of its messages queues the key itself (lib/store/ingest-journal.ts).
-          fc.pre(!msgIdsOf(c.input.events).includes(model.msgId ?? "") && !namedKeysOf(model.detail.keys).includes(c.input.bizKey));
-          const ts = Math.floor(c.reach + 1 + when * (c.contextEnd - c.reach - 1));
-          const instance = keepInstance || c.instances.length === 0 ? model.instance : c.instances[instanceAt % c.instances.length]!;
-          const added: NormalizedEvent = {
-            ...model,
-            id: `${model.id}~moved`,
-            ts,
-            group: c.groups[groupAt % c.groups.length] ?? model.group,
-            instance,
-            detail: { ...model.detail, ...(instance === null ? {} : { host: canonicalInstance(instance).host }) },
-          };
-          same(c.input, { ...c.input, context: [...c.input.context, added].sort(byTs) });
-        },
-      ),
+      fc.property(movedLine(cases, (c) => c.reach), (moved) => {
+        fc.pre(namesNone(moved));
+        same(moved.c.input, { ...moved.c.input, context: [...moved.c.input.context, moved.added].sort(byTs) });
+      }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("leaves a key without a duplicate as it is with any line of its groups added anywhere in its context", () => {
+    const lost = unjudged.filter((c) => diagnoseKeyWithReach(c.input).diagnosis.lost.length > 0).length;
+    assert.ok(lost > 10, `${lost} keys with a lost message among ${unjudged.length}`);
+    fc.assert(
+      fc.property(movedLine(unjudged, (c) => c.contextStart), (moved) => {
+        fc.pre(namesNone(moved));
+        same(moved.c.input, { ...moved.c.input, context: [...moved.c.input.context, moved.added].sort(byTs) });
+      }),
+      { numRuns: 1000 },
     );
   });
 });
