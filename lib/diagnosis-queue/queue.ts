@@ -136,17 +136,21 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   const changed = keys.filter((k) => (stored.get(k)?.signature ?? "[]") !== signature((fresh.get(k) ?? []).map(verdictValues)));
   const changedSet = new Set(changed);
   // Same verdicts, another reach (the first instance logged again, say): the rows stay, their reach moves.
-  const moved = [...fresh].flatMap(([k, rows]) => (rows.length > 0 && !changedSet.has(k) && stored.get(k)?.reachTs !== rows[0]!.reachTs ? [[k, rows[0]!.reachTs] as const] : []));
+  const moved: [string, number][] = [];
+  const reachGrew: string[] = [];
+  for (const [k, rows] of fresh) {
+    const was = stored.get(k)?.reachTs;
+    const now = rows[0]?.reachTs;
+    if (now === undefined || was === undefined || was === now) continue;
+    if (!changedSet.has(k)) moved.push([k, now]);
+    if (was < now) reachGrew.push(k);
+  }
   if (moved.length > 0) {
     await driver.run(`UPDATE verdicts v SET reach_ts = u.r FROM unnest($1::text[], $2::bigint[]) AS u(k, r) WHERE v.biz_key = u.k`, [
       moved.map(([k]) => k),
       moved.map(([, r]) => String(r)),
     ]);
   }
-  const reachGrew = [...fresh].flatMap(([k, rows]) => {
-    const was = stored.get(k)?.reachTs;
-    return rows.length > 0 && was !== undefined && was < rows[0]!.reachTs ? [k] : [];
-  });
   const replaced = changed.filter((k) => stored.has(k));
   if (replaced.length > 0) await driver.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [replaced]);
   if (forgotten.length > 0) await driver.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [forgotten]);
