@@ -5,8 +5,8 @@
 // real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
 // sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
 // and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95 and the
-// processes' RSS; before the stream, a bare COPY
-// into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
+// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before the
+// stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
 // --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
 // backlog not growing.
 import { readFileSync } from "node:fs";
@@ -18,6 +18,7 @@ import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { parseDuration, parseRetention } from "../lib/store/retention-config.ts";
 import { startServer } from "../tests/helpers/server.ts";
 import { adminQuery, arg, databaseUrl, fmt, loadAverage } from "./common.ts";
+import { cpuSnapshot, cpuUsed, type CpuPart } from "./cpu.ts";
 import { EVENTS_PER_ORDER, Stream } from "./stream.ts";
 import { percentile } from "./timings.ts";
 
@@ -158,13 +159,20 @@ interface Sample {
   shed: number;
   serverRssMb: number;
   benchRssMb: number;
+  /** Cores each part kept busy over the interval (bench/cpu.ts). */
+  cores: Record<CpuPart, number>;
 }
 
 const samples: Sample[] = [];
+let cpuBefore = { at: Date.now(), snapshot: cpuSnapshot(server.pid) };
 
 async function sample(): Promise<void> {
   const taken = interval;
   interval = { written: 0, lags: [], shed: 0 };
+  const cpuNow = { at: Date.now(), snapshot: cpuSnapshot(server.pid) };
+  const used = cpuUsed(cpuBefore.snapshot, cpuNow.snapshot);
+  const seconds = (cpuNow.at - cpuBefore.at) / 1000;
+  cpuBefore = cpuNow;
   const lags = taken.lags.sort((a, b) => a - b);
   const [size] = await setup.query<{ bytes: string; partitions: string }>(
     `SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) AS bytes, count(*) AS partitions FROM pg_inherits WHERE inhparent = 'events'::regclass`,
@@ -187,6 +195,7 @@ async function sample(): Promise<void> {
     shed: taken.shed,
     serverRssMb: rssKb(server.pid) / 1024,
     benchRssMb: process.memoryUsage().rss / 1024 / 1024,
+    cores: { bench: used.bench / seconds, server: used.server / seconds, postgres: used.postgres / seconds },
   };
   samples.push(s);
   console.log(
@@ -198,6 +207,7 @@ async function sample(): Promise<void> {
       `backlog ${fmt(s.backlog)} keys (${fmt(s.settling)} settling)`,
       `key page p95 ${s.lookupP95.toFixed(1)} ms`,
       `RSS server ${s.serverRssMb.toFixed(0)} MB, bench ${s.benchRssMb.toFixed(0)} MB`,
+      `cores: server ${s.cores.server.toFixed(2)}, postgres ${s.cores.postgres.toFixed(2)}, bench ${s.cores.bench.toFixed(2)}`,
       s.shed > 0 ? `shed ${fmt(s.shed)}` : "",
     ]
       .filter(Boolean)

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * CPU time of the processes on this machine, from /proc (Linux only): what bench:soak prints per sample to say which
+ * part of the stream, the server or PostgreSQL, uses the cores. Times are in seconds of one core.
+ */
+
+/** USER_HZ: the unit of /proc/<pid>/stat's times, 100 on every Linux architecture node runs on. */
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  seconds: number;
+}
+
+function readStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // comm is in parentheses and may hold spaces or parentheses itself: the fields after it start past the last ")".
+  const close = text.lastIndexOf(")");
+  const fields = text.slice(close + 2).split(" ");
+  return {
+    pid,
+    comm: text.slice(text.indexOf("(") + 1, close),
+    ppid: Number(fields[1]),
+    seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+  };
+}
+
+function allProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (stat) out.push(stat);
+  }
+  return out;
+}
+
+export type CpuPart = "bench" | "server" | "postgres";
+
+/** CPU seconds so far of each process of a part, by pid: this process, the server's process tree, every PostgreSQL process. */
+export type CpuSnapshot = Map<number, { part: CpuPart; seconds: number }>;
+
+export function cpuSnapshot(serverPid: number): CpuSnapshot {
+  const processes = allProcesses();
+  const children = new Map<number, ProcStat[]>();
+  for (const p of processes) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const out: CpuSnapshot = new Map();
+  const stack = processes.filter((p) => p.pid === serverPid);
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    out.set(p.pid, { part: "server", seconds: p.seconds });
+    stack.push(...(children.get(p.pid) ?? []));
+  }
+  for (const p of processes) {
+    if (p.pid === process.pid) out.set(p.pid, { part: "bench", seconds: p.seconds });
+    else if (p.comm === "postgres") out.set(p.pid, { part: "postgres", seconds: p.seconds });
+  }
+  return out;
+}
+
+/**
+ * CPU seconds each part used between two snapshots. A process that started in between counts whole; one that exited
+ * in between (a short-lived autovacuum worker, say) is missed: PostgreSQL's share is a lower bound.
+ */
+export function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Record<CpuPart, number> {
+  const used: Record<CpuPart, number> = { bench: 0, server: 0, postgres: 0 };
+  for (const [pid, { part, seconds }] of after) used[part] += seconds - (before.get(pid)?.seconds ?? 0);
+  return used;
+}
