@@ -17,14 +17,24 @@ export interface StoredDiagnosisInput extends DiagnosisInput {
  * step below is one statement. Each is prepared: none can name the partitions it needs when it is planned, and
  * planning one for every partition cost more than running it (lib/store/driver.ts).
  *
+ * A generic plan lasts as long as its connection, and nothing makes it again while a new partition fills: whatever it
+ * chose for a partition that was empty when it was made, it keeps. So every read here is one index probe per value
+ * (LATERAL; `OFFSET 0` keeps the planner from flattening it into a join it may hash), for which an index scan is the
+ * cheapest path at any size. `biz_key = ANY($1)` let the planner pick a
+ * sequential scan for the young partition, which then compared each of its rows with every key of the step: under
+ * bench:soak a 1,000-key step took seconds once the current partition held a few hundred thousand rows
+ * (tests/integration/diagnosis-input.test.ts, the young partition).
+ *
  * First the keys' own events, with the keyless events that name one of their msgIds.
  */
 const KEY_EVENTS: PreparedStatement = {
   name: "dupscope_key_events",
-  text: `WITH own AS (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = ANY($1::text[]))
+  text: `WITH own AS (
+    SELECT e.* FROM unnest($1::text[]) AS k(key) CROSS JOIN LATERAL (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = k.key OFFSET 0) e)
   SELECT * FROM own
   UNION ALL
-  SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id IN (SELECT msg_id FROM own)`,
+  SELECT e.* FROM (SELECT DISTINCT msg_id FROM own WHERE msg_id IS NOT NULL) m
+    CROSS JOIN LATERAL (SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id = m.msg_id OFFSET 0) e`,
 };
 
 /**

@@ -7,6 +7,7 @@ import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
 import { openPgPools, pgDriver } from "../../lib/store/driver.ts";
+import { insertCopyRows, toCopyRows } from "../../lib/store/events-repo.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -94,6 +95,42 @@ for (const backend of backends) {
           }
         } finally {
           await driver.close();
+        }
+      });
+      it("a partition nearly empty when the statements were planned is still read through its indexes once it fills", async () => {
+        // Each connection keeps its generic plans until something invalidates them, and nothing does while a new
+        // partition fills: a plan made when the day's partition was new must not scan it whole (a 1,000-key step of
+        // the worker once took seconds scanning a young partition, comparing each row with every key).
+        const pools = openPgPools(url!, { max: 1, preparedMax: 1 });
+        const driver = pgDriver(pools);
+        const day = NOW - 5 * 86_400_000;
+        const partition = `events_p${new Date(day).toISOString().slice(0, 10).replaceAll("-", "")}`;
+        const event = (n: number, keyed: boolean): NormalizedEvent => ({
+          id: `test-young:${keyed ? "k" : "r"}${n}`, kind: keyed ? "consume_start" : "rebalance", ts: day + n * 10, tsPrecision: "ms",
+          bizKey: keyed ? `YOUNG-${n}` : null, msgId: keyed ? `MSG-YOUNG-${n}` : null, offsetMsgId: null, broker: "rocketmq", topic: "PAY_SUCCESS",
+          group: "pay-consumer", queue: `broker-a:${n % 16}`, queueOffset: keyed ? n : null, instance: `10.0.1.${n % 4}@7000`, retryTimes: keyed ? 0 : null,
+          redelivered: null, success: null, detail: keyed ? {} : { action: "add" }, source: "test:young",
+        });
+        try {
+          await insertCopyRows(driver, toCopyRows([event(0, true)]));
+          await loadDiagnosisInputs(driver, ["YOUNG-0"]);
+          const rows = Array.from({ length: 20_000 }, (_, i) => event(i + 1, i % 10 !== 0));
+          for (let i = 0; i < rows.length; i += 5000) await insertCopyRows(driver, toCopyRows(rows.slice(i, i + 5000)));
+          const keys = `ARRAY[${Array.from({ length: 50 }, (_, i) => `'YOUNG-${i * 97 + 1}'`).join(", ")}]`;
+          const executions = [
+            `dupscope_key_events(${keys})`,
+            `dupscope_key_context(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY[]::text[], ${keys})`,
+            `dupscope_key_models(ARRAY['pay-consumer'], ARRAY[${day + 60_000}]::bigint[])`,
+          ];
+          for (const execution of executions) {
+            const plan = (await pools.prepared.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE ${execution}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+            assert.doesNotMatch(plan, new RegExp(`Seq Scan on ${partition}\\b`), `${execution.slice(0, 20)}…:\n${plan}`);
+          }
+          const [input] = await loadDiagnosisInputs(driver, ["YOUNG-98"]);
+          assert.deepEqual(input!.events.map((e) => e.id), ["test-young:k98"]);
+        } finally {
+          await driver.close();
+          await store.driver.run(`DELETE FROM events WHERE source = 'test:young'`);
         }
       });
     }
