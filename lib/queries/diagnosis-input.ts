@@ -20,10 +20,9 @@ export interface StoredDiagnosisInput extends DiagnosisInput {
  * A generic plan lasts as long as its connection, and nothing makes it again while a new partition fills: whatever it
  * chose for a partition that was empty when it was made, it keeps. So every read here is one index probe per value
  * (LATERAL; `OFFSET 0` keeps the planner from flattening it into a join it may hash), for which an index scan is the
- * cheapest path at any size. `biz_key = ANY($1)` let the planner pick a
- * sequential scan for the young partition, which then compared each of its rows with every key of the step: under
- * bench:soak a 1,000-key step took seconds once the current partition held a few hundred thousand rows
- * (tests/integration/diagnosis-input.test.ts, the young partition).
+ * cheapest path at any size. With `biz_key = ANY($1)` the planner chose a sequential scan of the young partition,
+ * which then compared each of its rows with every key of the step: under bench:soak a 1,000-key step took seconds
+ * once the current partition held a few hundred thousand rows (tests/integration/diagnosis-input.test.ts).
  *
  * First the keys' own events, with the keyless events that name one of their msgIds.
  */
