@@ -4,11 +4,11 @@
 // A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one
 // real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
 // sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
-// and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95 and the
-// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before the
-// stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
-// --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
-// backlog not growing.
+// and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95, the
+// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before
+// the stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the
+// rate grows by N every --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s
+// and the diagnosis backlog not growing.
 import { readFileSync } from "node:fs";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
