@@ -1,5 +1,5 @@
 // npm run bench:soak -- [--minutes 30] [--rate 10000] [--ramp 0] [--step-minutes 5] [--writers 2] [--retention 5m]
-//                       [--partition 1m] [--sample-seconds 30] [--database NAME]
+//                       [--partition 1m] [--sample-seconds 30] [--database NAME] [--profile-server DIR]
 //
 // A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one
 // real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
@@ -8,8 +8,10 @@
 // processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before
 // the stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the
 // rate grows by N every --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s
-// and the diagnosis backlog not growing.
+// and the diagnosis backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there
+// when the run ends, to open in Chrome DevTools.
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
 import type { SqlDriver } from "../lib/store/driver.ts";
@@ -31,6 +33,7 @@ const RETENTION = arg("retention", "5m");
 const PARTITION = arg("partition", "1m");
 const SAMPLE_MS = Number(arg("sample-seconds", "30")) * 1000;
 const DATABASE = arg("database", "dupscope_bench_soak");
+const PROFILE_DIR = arg("profile-server", "");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Events per batch, as `dupscope ingest` sends them. */
 const BATCH = 5000;
@@ -83,7 +86,7 @@ const server = await startServer({
   DUPSCOPE_RETENTION_VERDICTS: RETENTION,
   DUPSCOPE_PARTITION_INTERVAL: PARTITION,
   DUPSCOPE_RETENTION_INTERVAL_MS: "15000",
-});
+}, undefined, PROFILE_DIR === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`]);
 const drivers = await Promise.all(Array.from({ length: WRITERS }, () => openPgWriter(url)));
 
 const stream = new Stream();

@@ -24,10 +24,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the built app (`next start`) as a real server process; scripts/test.mjs builds it first. */
-export async function startServer(env: Record<string, string>, fixedPort?: number): Promise<RunningServer & { port: number }> {
+/**
+ * Starts the built app (`next start`) as a real server process; scripts/test.mjs builds it first. `nodeArgs` go to
+ * node before the script (a bench's `--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export async function startServer(env: Record<string, string>, fixedPort?: number, nodeArgs: string[] = []): Promise<RunningServer & { port: number }> {
   const port = fixedPort ?? (await freePort());
-  const child: ChildProcess = spawn(process.execPath, [require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
