@@ -8,6 +8,7 @@ import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
 import { openPgPools, pgDriver } from "../../lib/store/driver.ts";
 import { insertCopyRows, toCopyRows } from "../../lib/store/events-repo.ts";
+import { eventPartitions } from "../../lib/store/partitions.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -104,7 +105,6 @@ for (const backend of backends) {
         const pools = openPgPools(url!, { max: 1, preparedMax: 1 });
         const driver = pgDriver(pools);
         const day = NOW - 5 * 86_400_000;
-        const partition = `events_p${new Date(day).toISOString().slice(0, 10).replaceAll("-", "")}`;
         const event = (n: number, keyed: boolean): NormalizedEvent => ({
           id: `test-young:${keyed ? "k" : "r"}${n}`, kind: keyed ? "consume_start" : "rebalance", ts: day + n * 10, tsPrecision: "ms",
           bizKey: keyed ? `YOUNG-${n}` : null, msgId: keyed ? `MSG-YOUNG-${n}` : null, offsetMsgId: null, broker: "rocketmq", topic: "PAY_SUCCESS",
@@ -113,6 +113,7 @@ for (const backend of backends) {
         });
         try {
           await insertCopyRows(driver, toCopyRows([event(0, true)]));
+          const partition = (await driver.session(eventPartitions)).find((p) => p.from <= day && day < p.to)!.name;
           await loadDiagnosisInputs(driver, ["YOUNG-0"]);
           const rows = Array.from({ length: 20_000 }, (_, i) => event(i + 1, i % 10 !== 0));
           for (let i = 0; i < rows.length; i += 5000) await insertCopyRows(driver, toCopyRows(rows.slice(i, i + 5000)));
