@@ -13,8 +13,12 @@ import { DEDUP_LAYERS, type DedupLayer } from "./vocabulary.ts";
  */
 
 /** The key's own events: filed under it, or keyless but naming one of its msgIds or listing it in detail.keys. */
-export function selectKeyEvents(bizKey: string, events: readonly NormalizedEvent[]): NormalizedEvent[] {
-  const msgIds = new Set(events.filter((e) => e.bizKey === bizKey && e.msgId !== null).map((e) => e.msgId!));
+export function selectKeyEvents(
+  bizKey: string,
+  events: readonly NormalizedEvent[],
+  /** The msgIds of the key's filed events, when the caller knows them from beyond `events` (pool.ts). */
+  msgIds: ReadonlySet<string> = new Set(events.filter((e) => e.bizKey === bizKey && e.msgId !== null).map((e) => e.msgId!)),
+): NormalizedEvent[] {
   const seen = new Set<string>();
   const selected: NormalizedEvent[] = [];
   for (const e of events) {

@@ -1,14 +1,13 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { messageFacts, type MessageFacts } from "./copies.ts";
-import { reconstructDeliveries, selectKeyEvents } from "./deliveries.ts";
+import { reconstructDeliveries } from "./deliveries.ts";
 import { attachEffectRows } from "./effect-rows.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
 import { reachOf } from "./reach.ts";
-import { tieSendsToRecords } from "./span-links.ts";
-import { CONTEXT_KINDS } from "./scope.ts";
+import { keyPool } from "./pool.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
@@ -80,19 +79,13 @@ export interface ReachedDiagnosis {
 /** diagnoseKey, and how late a context line could still change its answer: what the worker re-diagnoses a key for. */
 export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<DiagnosisOptions> = {}): ReachedDiagnosis {
   const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
-  const joined = poolOf(input);
-  const pool = tieSendsToRecords(joined.pool);
-  const keyEvents = selectKeyEvents(input.bizKey, pool);
-  // The pool is the key's events then the shared context, unless ids repeated or sends were tied to records. A key
-  // with no context-kind events of its own (nearly every key) reads the shared list itself, so what the rules work out
-  // from a context list once (context-index.ts) serves every key of the batch.
-  const context = joined.shared !== null && pool === joined.pool ? withShared(joined.events.filter(isContextKind), joined.shared.contextKinds) : pool.filter(isContextKind);
+  const { keyEvents, context, published, all } = keyPool(input);
   const byId = new Map(keyEvents.map((e) => [e.id, e]));
   const facts = new Map<string, MessageFacts>();
   const factsOf = (msgId: string | null) => {
     if (msgId === null) return null;
     let f = facts.get(msgId);
-    if (f === undefined) facts.set(msgId, (f = messageFacts(msgId, pool)));
+    if (f === undefined) facts.set(msgId, (f = messageFacts(msgId, all())));
     return f;
   };
 
@@ -157,7 +150,7 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
     groupFacts.push(factsFor(group, list, verdicts.size, retries));
   }
 
-  const missing = findMissing(deliveries, duplicates, pool, context, effectRows);
+  const missing = findMissing(deliveries, duplicates, keyEvents, published, context, effectRows);
   return {
     diagnosis: { bizKey: input.bizKey, deliveries, duplicates, normalRetries, lost, missing, groups: groupFacts },
     reach: reachOf(pairs, missing),
@@ -277,44 +270,6 @@ function groupBy(deliveries: Delivery[]): Map<string | null, Delivery[]> {
   const groups = new Map<string | null, Delivery[]>();
   for (const d of deliveries) groups.set(d.group, [...(groups.get(d.group) ?? []), d]);
   return groups;
-}
-
-function uniqueById(events: readonly NormalizedEvent[]): NormalizedEvent[] {
-  const seen = new Set<string>();
-  return events.filter((e) => !seen.has(e.id) && (seen.add(e.id), true));
-}
-
-/** What every key sharing a context list would compute from it alike; its length tells a list grown since. */
-interface SharedContext {
-  ids: ReadonlySet<string>;
-  /** Each id once. */
-  unique: boolean;
-  contextKinds: readonly NormalizedEvent[];
-  length: number;
-}
-const sharedContexts = new WeakMap<readonly NormalizedEvent[], SharedContext>();
-
-const isContextKind = (e: NormalizedEvent) => CONTEXT_KINDS.has(e.kind);
-
-const withShared = (own: NormalizedEvent[], shared: readonly NormalizedEvent[]): readonly NormalizedEvent[] => (own.length === 0 ? shared : own.concat(shared));
-
-/**
- * The key's events and then its context, each id once, the first kept. The store hands every key of a batch that
- * reads the same stretch one shared context list (batch-context.ts), so what is computed from the list alone is
- * computed once per list; a key whose events are not among it (nearly every key) gets its pool by concatenation.
- * `shared` is null when the pool is not `events` followed by the whole context.
- */
-function poolOf(input: DiagnosisInput): { pool: NormalizedEvent[]; events: NormalizedEvent[]; shared: SharedContext | null } {
-  let shared = sharedContexts.get(input.context);
-  if (shared === undefined || shared.length !== input.context.length) {
-    const ids = new Set(input.context.map((e) => e.id));
-    shared = { ids, unique: ids.size === input.context.length, contextKinds: input.context.filter(isContextKind), length: input.context.length };
-    sharedContexts.set(input.context, shared);
-  }
-  const events = uniqueById(input.events);
-  const known = shared.ids;
-  if (!shared.unique || events.some((e) => known.has(e.id))) return { pool: uniqueById([...input.events, ...input.context]), events, shared: null };
-  return { pool: events.concat(input.context), events, shared };
 }
 
 const clamp = (x: number) => Math.round(Math.min(0.99, Math.max(0.05, x)) * 100) / 100;

@@ -12,19 +12,20 @@ import type { Delivery, MissingData, Verdict } from "./types.ts";
 export function findMissing(
   deliveries: readonly Delivery[],
   verdicts: readonly Verdict[],
-  pool: readonly NormalizedEvent[],
+  keyEvents: readonly NormalizedEvent[],
+  published: (msgId: string) => boolean,
   context: readonly NormalizedEvent[],
   effectRows: EffectRows = new Map(),
 ): MissingData[] {
   const notes = new Map<string, MissingData>();
   const add = (m: MissingData) => notes.set(JSON.stringify([m.code, m.group ?? null, m.instance ?? null, m.msgId ?? null]), m);
-  const published = new Set(pool.filter((e) => e.kind === "publish").map((e) => e.msgId));
-  // Spans whose resource named only their service (no pod, host or pid): every replica of it has this identity.
-  const serviceOnly = new Set(pool.filter((e) => e.detail.instanceFrom === "service.name").map((e) => e.id));
+  // Spans whose resource named only their service (no pod, host or pid): every replica of it has this identity. A
+  // delivery starts with one of the key's own events.
+  const serviceOnly = new Set(keyEvents.filter((e) => e.detail.instanceFrom === "service.name").map((e) => e.id));
 
   for (const d of deliveries) {
     if (serviceOnly.has(d.startEventId)) add({ code: "service_only_identity", group: d.group, instance: d.instance });
-    if (d.broker === "rocketmq" && d.msgId !== null && !published.has(d.msgId)) add({ code: "no_pub_trace", msgId: d.msgId });
+    if (d.broker === "rocketmq" && d.msgId !== null && !published(d.msgId)) add({ code: "no_pub_trace", msgId: d.msgId });
     if (d.msgId === null) add({ code: "no_msg_id", group: d.group });
     if (d.sources.includes("trace") && d.endEventId === null && d.consume === "unknown") add({ code: "no_consume_end", group: d.group, instance: d.instance, msgId: d.msgId, ts: d.start });
   }

@@ -1,6 +1,10 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { str } from "./sources.ts";
 
+/** A send span that names no record. */
+export const isUntiedSend = (e: NormalizedEvent): boolean =>
+  (e.kind === "publish" || e.kind === "send_attempt") && e.msgId === null && str(e.detail.spanId) !== null;
+
 /**
  * A send span that names no record (kafkajs writes no offset on it; the Java agent none when the send failed) still
  * made the record that its consumers' process spans read: those are its children, or link to it (the creation
@@ -8,7 +12,7 @@ import { str } from "./sources.ts";
  * of it are counted like those of any other publish. Span ids are random 64-bit values: one names one span.
  */
 export function tieSendsToRecords(events: readonly NormalizedEvent[]): readonly NormalizedEvent[] {
-  const untied = events.filter((e) => (e.kind === "publish" || e.kind === "send_attempt") && e.msgId === null && str(e.detail.spanId) !== null);
+  const untied = events.filter(isUntiedSend);
   // Every key is diagnosed through here; most have no span at all, and their pool is returned as it came.
   if (untied.length === 0) return events;
   const recordOf = new Map<string, string | null>();
