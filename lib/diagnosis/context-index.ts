@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { instanceRelation } from "./identity.ts";
-import { isJoined, sourceKind } from "./sources.ts";
+import { isJoined, isLeft, sourceKind } from "./sources.ts";
 
 /**
  * What the rules and the missing-data notes look up in a context list by instance, worked out once per list. Every
@@ -19,6 +19,8 @@ export interface ContextIndex {
   readonly brokerLogGroups: ReadonlySet<string | null>;
   /** Members starting or connecting, in list order. */
   readonly joined: readonly NormalizedEvent[];
+  /** Members starting, connecting, shutting down or unregistering (isJoined, isLeft), in list order. */
+  readonly memberChanges: readonly NormalizedEvent[];
   /** Whether the list is in time order, so a time range of it can be found by bisection. */
   readonly sorted: boolean;
   readonly length: number;
@@ -39,12 +41,14 @@ function build(context: readonly NormalizedEvent[]): ContextIndex {
   const members = new Set<string>();
   const brokerLogGroups = new Set<string | null>();
   const joined: NormalizedEvent[] = [];
+  const memberChanges: NormalizedEvent[] = [];
   let sorted = true;
   context.forEach((e, i) => {
     if (i > 0 && context[i - 1]!.ts > e.ts) sorted = false;
     const kind = sourceKind(e);
     if (kind === "broker_log") brokerLogGroups.add(e.group);
     if (isJoined(e)) joined.push(e);
+    if (isJoined(e) || isLeft(e)) memberChanges.push(e);
     if (e.instance === null) return;
     const list = positions.get(e.instance);
     if (list) list.push(i);
@@ -52,7 +56,30 @@ function build(context: readonly NormalizedEvent[]): ContextIndex {
     if (kind === "client_log" || kind === "kafka_log") clientLog.add(e.instance);
     if (e.kind === "instance_lifecycle" || e.kind === "rebalance") members.add(e.instance);
   });
-  return { positions, clientLogInstances: [...clientLog], memberInstances: [...members], brokerLogGroups, joined, sorted, length: context.length };
+  return { positions, clientLogInstances: [...clientLog], memberInstances: [...members], brokerLogGroups, joined, memberChanges, sorted, length: context.length };
+}
+
+/** One instance's lines of a context list, sorted out once per list: every pair with that instance asks the same. */
+export interface InstanceLines {
+  /** linesOf(context, instance). */
+  readonly all: readonly NormalizedEvent[];
+  /** Those from a client log (RocketMQ or Kafka), in time order. */
+  readonly clientLog: readonly NormalizedEvent[];
+}
+
+const instanceLinesByIndex = new WeakMap<ContextIndex, Map<string, InstanceLines>>();
+
+export function instanceLines(context: readonly NormalizedEvent[], instance: string): InstanceLines {
+  const index = contextIndex(context);
+  let known = instanceLinesByIndex.get(index);
+  if (known === undefined) instanceLinesByIndex.set(index, (known = new Map()));
+  let lines = known.get(instance);
+  if (lines === undefined) {
+    const all = linesOf(context, instance);
+    const clientLog = all.filter((e) => sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log").sort((a, b) => a.ts - b.ts);
+    known.set(instance, (lines = { all, clientLog }));
+  }
+  return lines;
 }
 
 /**
@@ -60,8 +87,18 @@ function build(context: readonly NormalizedEvent[]): ContextIndex {
  * bisection in a list in time order, the whole list otherwise. Callers still test each line they get.
  */
 export function timeRange(context: readonly NormalizedEvent[], from: number, to: number): [number, number] {
-  if (!contextIndex(context).sorted) return [0, context.length];
-  return [firstAt(context, (ts) => ts >= from), firstAt(context, (ts) => ts > to)];
+  return sliceRange(context, contextIndex(context).sorted, from, to);
+}
+
+/** timeRange for part of a context list (its order kept), e.g. an instance's lines: `sorted` is the whole list's. */
+export function timeSlice(lines: readonly NormalizedEvent[], sorted: boolean, from: number, to: number): readonly NormalizedEvent[] {
+  const [start, end] = sliceRange(lines, sorted, from, to);
+  return start === 0 && end === lines.length ? lines : lines.slice(start, end);
+}
+
+function sliceRange(lines: readonly NormalizedEvent[], sorted: boolean, from: number, to: number): [number, number] {
+  if (!sorted) return [0, lines.length];
+  return [firstAt(lines, (ts) => ts >= from), firstAt(lines, (ts) => ts > to)];
 }
 
 function firstAt(context: readonly NormalizedEvent[], past: (ts: number) => boolean): number {

@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import { contextIndex, linesOf, timeRange } from "./context-index.ts";
+import { contextIndex, instanceLines, timeSlice } from "./context-index.ts";
 import { hostOf, instanceRelation } from "./identity.ts";
 import type { Pair } from "./pair.ts";
 import {
@@ -15,7 +15,6 @@ import {
   isQueueRemoved,
   isResultSet,
   isVanished,
-  sourceKind,
   strings,
 } from "./sources.ts";
 import { placeWithin, SECOND_SLACK_MS, type Placement } from "./time.ts";
@@ -86,7 +85,7 @@ function inGroup(e: NormalizedEvent, p: Pair, topics: Set<string>): boolean {
   return e.topic === null || topics.size === 0 || topics.has(e.topic);
 }
 
-const mine = (e: NormalizedEvent, instance: string | null) => instance !== null && instanceRelation(e.instance, instance) === "same";
+const linesOfInstance = (context: readonly NormalizedEvent[], instance: string | null) => (instance === null ? [] : instanceLines(context, instance).all);
 
 /**
  * Who held the queue, around both deliveries. Either delivery may be the old owner's: while two members rebalance
@@ -100,18 +99,21 @@ export function ownership(p: Pair): Ownership {
   const queue = p.first.queue ?? p.second.queue;
   const from = p.first.start - rebalanceIntervalMs;
   const to = p.second.start + rebalanceIntervalMs;
-  const hits: Hit[] = [];
+  const { sorted, memberChanges } = contextIndex(p.context);
+  // Only lines of the two instances and members coming and going are read, each list's window found by bisection;
   // placeWithin takes a line up to the skew, and a whole second for a seconds-precision stamp, before `from`.
-  const [start, end] = timeRange(p.context, from - clockSkewMs - SECOND_SLACK_MS, to + clockSkewMs);
-  for (let i = start; i < end; i++) {
-    const event = p.context[i]!;
-    if (event.kind !== "rebalance" && event.kind !== "instance_lifecycle") continue;
-    if (!inGroup(event, p, topics)) continue;
-    const at = placeWithin(event, from, to, clockSkewMs);
-    if (at.inside) hits.push({ event, at });
-  }
-  const onFirst = hits.filter((h) => mine(h.event, p.first.instance));
-  const onSecond = hits.filter((h) => mine(h.event, p.second.instance));
+  const hitsIn = (lines: readonly NormalizedEvent[]): Hit[] => {
+    const hits: Hit[] = [];
+    for (const event of timeSlice(lines, sorted, from - clockSkewMs - SECOND_SLACK_MS, to + clockSkewMs)) {
+      if (event.kind !== "rebalance" && event.kind !== "instance_lifecycle") continue;
+      if (!inGroup(event, p, topics)) continue;
+      const at = placeWithin(event, from, to, clockSkewMs);
+      if (at.inside) hits.push({ event, at });
+    }
+    return hits;
+  };
+  const onFirst = hitsIn(linesOfInstance(p.context, p.first.instance));
+  const onSecond = hitsIn(linesOfInstance(p.context, p.second.instance));
   const onEither = [...onFirst, ...onSecond];
   const sameQueue = (e: NormalizedEvent) => queue === null || e.queue === queue;
   const before = (ts: number) => (h: Hit) => h.event.ts <= ts + clockSkewMs;
@@ -126,7 +128,7 @@ export function ownership(p: Pair): Ownership {
     resultWithout: queue === null ? [] : onEither.filter((h) => isResultSet(h.event) && !holds(h)),
     resultWith: queue === null ? [] : onEither.filter((h) => isResultSet(h.event) && holds(h)),
     groupRebalanced: queue !== null ? [] : onEither.filter((h) => h.event.kind === "rebalance" && before(p.second.start)(h)),
-    membership: hits.filter((h) => (isJoined(h.event) || isLeft(h.event)) && before(p.second.start)(h)),
+    membership: hitsIn(memberChanges).filter(before(p.second.start)),
   };
 }
 
@@ -216,22 +218,25 @@ function fateOf(p: Pair): Fate {
   const within = (e: NormalizedEvent) => placeWithin(e, from, to, clockSkewMs);
   const hits = (lines: readonly NormalizedEvent[], match: (e: NormalizedEvent) => boolean): Hit[] =>
     lines.filter((e) => match(e) && within(e).inside).map((event) => ({ event, at: within(event) }));
-  const mineLines = linesOf(p.context, first);
-  const ofFirst = mineLines.filter((e) => e.group === null || p.first.group === null || e.group === p.first.group);
+  const { sorted, joined } = contextIndex(p.context);
+  const mine = first === null ? null : instanceLines(p.context, first);
+  const ofFirst = (mine?.all ?? []).filter((e) => e.group === null || p.first.group === null || e.group === p.first.group);
+  // The lines `within` can place, found by bisection (see ownership).
+  const near = timeSlice(ofFirst, sorted, from - clockSkewMs - SECOND_SLACK_MS, to + clockSkewMs);
   const restartedOnHost = (e: NormalizedEvent) =>
     first !== null && e.instance !== null && isJoined(e) && hostOf(e.instance) === hostOf(first) && instanceRelation(e.instance, first) === "different";
 
-  const clientLog = mineLines.filter((e) => sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log").sort((a, b) => a.ts - b.ts);
+  const clientLog = mine?.clientLog ?? [];
   const after = ofFirst.filter((e) => !isVanished(e) && e.ts > to + clockSkewMs).sort((a, b) => a.ts - b.ts)[0];
   const beforeSecond = clientLog.filter((e) => e.ts <= to + clockSkewMs);
   const last = beforeSecond[beforeSecond.length - 1];
   const silent = last !== undefined && last.ts < from && !clientLog.some((e) => e.ts > to + clockSkewMs);
   return {
-    vanished: hits(ofFirst, isVanished),
-    left: hits(ofFirst, isLeft),
-    restarted: hits(contextIndex(p.context).joined, restartedOnHost),
-    partitionLost: hits(ofFirst, isPartitionLost),
-    consumerTimeouts: hits(ofFirst, isConsumerTimeout),
+    vanished: hits(near, isVanished),
+    left: hits(near, isLeft),
+    restarted: hits(joined, restartedOnHost),
+    partitionLost: hits(near, isPartitionLost),
+    consumerTimeouts: hits(near, isConsumerTimeout),
     ...kafkaFate(p, ofFirst),
     aliveAfter: after === undefined ? null : { event: after, at: placeWithin(after, to, Number.MAX_SAFE_INTEGER, 0) },
     lastSeen: silent ? last : null,

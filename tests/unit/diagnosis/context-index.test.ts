@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { anySame, contextIndex, linesOf, timeRange } from "../../../lib/diagnosis/context-index.ts";
+import { anySame, contextIndex, instanceLines, linesOf, timeRange, timeSlice } from "../../../lib/diagnosis/context-index.ts";
 import { instanceRelation } from "../../../lib/diagnosis/identity.ts";
-import { isJoined, sourceKind } from "../../../lib/diagnosis/sources.ts";
+import { isJoined, isLeft, sourceKind } from "../../../lib/diagnosis/sources.ts";
 
 /**
  * The per-list answers stand in for walks of the whole list that the rules and the missing-data notes used to make
@@ -88,6 +88,7 @@ describe("a context list's index", () => {
           assert.equal(index.brokerLogGroups.has(null) || index.brokerLogGroups.has(group), walked);
         }
         assert.deepEqual(index.joined, context.filter(isJoined));
+        assert.deepEqual(index.memberChanges, context.filter((e) => isJoined(e) || isLeft(e)));
       }),
     );
   });
@@ -103,10 +104,35 @@ describe("a context list's index", () => {
     );
   });
 
+  it("gives an instance's lines, and its client-log lines in time order, once per list", () => {
+    fc.assert(
+      fc.property(lists, asked, (context, instance) => {
+        const lines = instanceLines(context, instance);
+        const walked = context.filter((e) => instanceRelation(e.instance, instance) === "same");
+        assert.deepEqual(lines.all, walked);
+        assert.deepEqual(lines.clientLog, walked.filter((e) => sourceKind(e) === "client_log" || sourceKind(e) === "kafka_log").sort((a, b) => a.ts - b.ts));
+        assert.equal(instanceLines(context, instance), lines, "asked again of the same list, the same answer");
+      }),
+    );
+  });
+
+  it("slices an instance's lines to a time range as a filter of the whole would", () => {
+    fc.assert(
+      fc.property(lists, asked, fc.integer({ min: -5_000, max: 125_000 }), fc.integer({ min: 0, max: 60_000 }), (context, instance, from, width) => {
+        const lines = instanceLines(context, instance).all;
+        const inRange = (e: NormalizedEvent) => e.ts >= T + from && e.ts <= T + from + width;
+        assert.deepEqual(timeSlice(lines, contextIndex(context).sorted, T + from, T + from + width).filter(inRange), lines.filter(inRange));
+      }),
+    );
+  });
+
   it("indexes a list again when it has grown since", () => {
     const context = [line({ ts: 0, instance: "10.0.0.5@4121", kind: "rebalance", action: "add", source: "rocketmq-client-log", group: "g1", precision: "ms" }, 0)];
     assert.equal(anySame(contextIndex(context).clientLogInstances, "10.0.0.7@88"), false);
     context.push(line({ ts: 10, instance: "10.0.0.7@88", kind: "rebalance", action: "add", source: "rocketmq-client-log", group: "g1", precision: "ms" }, 1));
     assert.equal(anySame(contextIndex(context).clientLogInstances, "10.0.0.7@88"), true);
+    assert.equal(instanceLines(context, "10.0.0.7@88").all.length, 1);
+    context.push(line({ ts: 20, instance: "10.0.0.7@88", kind: "rebalance", action: "add", source: "rocketmq-client-log", group: "g1", precision: "ms" }, 2));
+    assert.equal(instanceLines(context, "10.0.0.7@88").all.length, 2);
   });
 });
