@@ -6,7 +6,7 @@ export type SearchHit = { bizKey: string; via: "bizKey" | "msgId" | "offsetMsgId
 const OFFSET_MSG_ID = /^[0-9A-Fa-f]{32}$/;
 
 /**
- * What the search box was given: a business key (events_biz_key_ts_idx), else a msgId (events_msg_id_idx),
+ * What the search box was given: a business key (events_biz_key_ts_idx), else a msgId (events_keyed_msg_id_idx),
  * else an offsetMsgId (events_offset_msg_id_idx, partial: only trace records carry one), tried only for input
  * shaped like one.
  */

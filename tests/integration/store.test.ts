@@ -87,8 +87,9 @@ for (const backend of backends) {
         "events_biz_key_ts_idx",
         "events_group_model_idx",
         "events_group_name_ts_idx",
+        "events_keyed_msg_id_idx",
         "events_keyless_group_ts_idx",
-        "events_msg_id_idx",
+        "events_keyless_msg_id_idx",
         "events_offset_msg_id_idx",
         "events_pkey",
       ]);
