@@ -44,7 +44,10 @@ async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ k
   let keys = 0;
   let verdicts = 0;
   for (;;) {
-    const batch = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts < $1 ORDER BY biz_key LIMIT ${DELETE_BATCH}`, [before]);
+    // Oldest first, along key_diagnoses_last_ts_idx. In key order each batch walked the primary key past the live
+    // keys and the rows earlier batches had deleted: 40 batches of 5,000 of 675,000 keys took 32 ms a batch to select,
+    // 11 this way. The DELETE below still locks in key order (its index scan sorts the array).
+    const batch = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}`, [before]);
     if (batch.length === 0) return { keys, verdicts };
     const names = batch.map((r) => r.biz_key);
     await driver.transaction(async (tx) => {
