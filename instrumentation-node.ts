@@ -1,7 +1,7 @@
 import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { listenForTraces, otlpPortFromEnv } from "./lib/api/otlp-port.ts";
 import { logger } from "./lib/log.ts";
-import { diagnosisIntervalMs, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
+import { diagnosisIntervalMs, diagnosisLoops, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
 import { probeJobAtStartup, startProbeJob, type ProbeJobHandle } from "./lib/probe/job.ts";
 import { retentionIntervalMs, startRetentionJob, type RetentionJobHandle } from "./lib/retention/job.ts";
 import { retentionFromEnv } from "./lib/store/retention-config.ts";
@@ -25,6 +25,8 @@ export async function openStoreAtStartup(): Promise<void> {
     // Read before the store opens, so a bad setting stops the server with its reason, not each ingest with a 500.
     const retention = retentionFromEnv();
     const retentionEvery = retentionIntervalMs();
+    const diagnosisEvery = diagnosisIntervalMs();
+    const diagnosisLoopCount = diagnosisLoops();
     const otlpPort = otlpPortFromEnv();
     const store = await getStore();
     // Every server takes OTLP on its own port too when asked: a load balancer spreads exporters as it does the rest.
@@ -32,8 +34,7 @@ export async function openStoreAtStartup(): Promise<void> {
       await listenForTraces(otlpPort, getStore);
       logger.info({ port: otlpPort }, `OTLP/HTTP receiver listening on port ${otlpPort} (POST /v1/traces)`);
     }
-    const interval = diagnosisIntervalMs();
-    if (interval > 0) startDiagnosisWorker(store.driver, interval);
+    if (diagnosisEvery > 0) startDiagnosisWorker(store.driver, diagnosisEvery, diagnosisLoopCount);
     // Alerts are evaluated and sent by one server at a time, so N servers send each notification once.
     let alerting: AlertingHandle | undefined;
     lead(store.driver, "alerts", (leading) => {

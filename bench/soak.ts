@@ -1,5 +1,6 @@
 // npm run bench:soak -- [--minutes 30] [--rate 10000] [--ramp 0] [--step-minutes 5] [--writers 2] [--retention 5m]
 //                       [--partition 1m] [--sample-seconds 30] [--database NAME] [--profile-server DIR]
+//                       [--diagnosis-loops 1]
 //
 // A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one
 // real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
@@ -9,7 +10,7 @@
 // the stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the
 // rate grows by N every --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s
 // and the diagnosis backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there
-// when the run ends, to open in Chrome DevTools.
+// when the run ends, to open in Chrome DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
@@ -34,6 +35,8 @@ const PARTITION = arg("partition", "1m");
 const SAMPLE_MS = Number(arg("sample-seconds", "30")) * 1000;
 const DATABASE = arg("database", "dupscope_bench_soak");
 const PROFILE_DIR = arg("profile-server", "");
+/** The server refuses a bad value with its reason. */
+const DIAGNOSIS_LOOPS = arg("diagnosis-loops", "1");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Events per batch, as `dupscope ingest` sends them. */
 const BATCH = 5000;
@@ -76,7 +79,7 @@ const url = databaseUrl(ADMIN_URL, DATABASE);
 await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`);
 await adminQuery(ADMIN_URL, `CREATE DATABASE "${DATABASE}"`);
 const setup = await openPgWriter(url);
-console.log(`bench:soak — ${MINUTES} min at ${fmt(RATE)} events/s${RAMP > 0 ? `, +${fmt(RAMP)} every ${STEP_MINUTES} min` : ""}, ${WRITERS} writers, retention ${RETENTION}, partitions of ${PARTITION}; ${loadAverage()}`);
+console.log(`bench:soak — ${MINUTES} min at ${fmt(RATE)} events/s${RAMP > 0 ? `, +${fmt(RAMP)} every ${STEP_MINUTES} min` : ""}, ${WRITERS} writers, retention ${RETENTION}, partitions of ${PARTITION}, ${DIAGNOSIS_LOOPS} diagnosis loop(s); ${loadAverage()}`);
 const baseline = await bareCopyRate(setup);
 console.log(`baseline, same process: bare COPY into an unindexed table ${fmt(baseline)} rows/s`);
 
@@ -86,6 +89,7 @@ const server = await startServer({
   DUPSCOPE_RETENTION_VERDICTS: RETENTION,
   DUPSCOPE_PARTITION_INTERVAL: PARTITION,
   DUPSCOPE_RETENTION_INTERVAL_MS: "15000",
+  DUPSCOPE_DIAGNOSIS_LOOPS: DIAGNOSIS_LOOPS,
 }, undefined, PROFILE_DIR === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`]);
 const drivers = await Promise.all(Array.from({ length: WRITERS }, () => openPgWriter(url)));
 

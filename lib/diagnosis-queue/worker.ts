@@ -2,13 +2,13 @@ import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
 import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import type { SqlDriver } from "../store/driver.ts";
-import { diagnosisLeaseMs, processQueueStep, vacuumQueueTables } from "./queue.ts";
+import { diagnosisLeaseMs, processQueueStep, vacuumQueueTables, WORKER_ID } from "./queue.ts";
 
 /**
  * The server's background loop that keeps stored verdicts current: every `intervalMs` it drains the diagnosis
  * queue in steps (yielding between them, so requests are served during a large backlog). Errors are logged and
- * the keys go back on the queue; the next tick tries again. Every server runs one: claims (queue.ts) keep them
- * off each other's keys.
+ * the keys go back on the queue; the next tick tries again. Every server runs one or more: claims (queue.ts) keep
+ * them off each other's keys.
  */
 
 /**
@@ -38,8 +38,32 @@ export function diagnosisIntervalMs(env: Record<string, string | undefined> = pr
   return value;
 }
 
-export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): WorkerHandle {
-  const log = logger.child({ component: "diagnosis" });
+/**
+ * Step loops per server (DUPSCOPE_DIAGNOSIS_LOOPS). A loop waits on PostgreSQL for about half of each step (claim,
+ * load, save) and runs on the event loop for the rest, so a second loop uses what one leaves idle: at 17,500
+ * events/s on two cores, one loop fell behind and two kept up, while the same server's key pages answered 2–3× slower
+ * (docs/performance.md). For servers that only diagnose; one is the default.
+ */
+export function diagnosisLoops(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.DUPSCOPE_DIAGNOSIS_LOOPS?.trim();
+  if (!raw) return 1;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 8) throw new Error(`DUPSCOPE_DIAGNOSIS_LOOPS must be a whole number from 1 to 8, got "${raw}"`);
+  return value;
+}
+
+/** `loops` step loops, each claiming as a worker of its own: their claims keep them off each other's keys. */
+export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number, loops = 1): WorkerHandle {
+  const handles = Array.from({ length: loops }, (_, i) => startLoop(driver, intervalMs, loops === 1 ? WORKER_ID : `${WORKER_ID}/${i + 1}`));
+  return {
+    async stop() {
+      await Promise.all(handles.map((h) => h.stop()));
+    },
+  };
+}
+
+function startLoop(driver: SqlDriver, intervalMs: number, worker: string): WorkerHandle {
+  const log = logger.child({ component: "diagnosis", worker });
   const leaseMs = diagnosisLeaseMs();
   let vacuumedAt = Date.now();
   const tick = async (stopped: () => boolean) => {
@@ -48,7 +72,7 @@ export function startDiagnosisWorker(driver: SqlDriver, intervalMs: number): Wor
     try {
       for (;;) {
         if (stopped()) return;
-        const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS, markSettleMs: MARK_SETTLE_MS });
+        const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS, markSettleMs: MARK_SETTLE_MS, worker });
         diagnosed += step.keysDiagnosed;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
         // Only a step that did something left dead rows.

@@ -64,7 +64,8 @@ describe("three servers and four ingests on one PostgreSQL", { skip: postgresAdm
     receiver = await startHttpReceiver();
     const sharedUrl = shared.env.DATABASE_URL!;
     const env = { ...shared.env, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "100", DUPSCOPE_DIAGNOSIS_LEASE_MS: String(LEASE_MS), DUPSCOPE_ALERT_INTERVAL_MS: "300" };
-    for (let i = 0; i < 3; i++) servers.push(await startServer(env));
+    // One of them runs two step loops (DUPSCOPE_DIAGNOSIS_LOOPS): they claim apart, like two servers.
+    for (let i = 0; i < 3; i++) servers.push(await startServer(i === 0 ? { ...env, DUPSCOPE_DIAGNOSIS_LOOPS: "2" } : env));
 
     const [first] = servers;
     const api = async (url: string, body: unknown) => {
