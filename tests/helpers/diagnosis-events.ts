@@ -40,6 +40,31 @@ function event(source: string, fields: Partial<NormalizedEvent> & Pick<Normalize
   };
 }
 
+/**
+ * An event with only the fields a test names, for property tests that draw ids, times and keys themselves; the
+ * rest as a client-log line of PAY_SUCCESS leaves them.
+ */
+export function bareEvent(over: Partial<NormalizedEvent> & Pick<NormalizedEvent, "id" | "ts" | "kind">): NormalizedEvent {
+  return {
+    bizKey: null,
+    msgId: null,
+    offsetMsgId: null,
+    broker: "rocketmq",
+    topic: "PAY_SUCCESS",
+    group: null,
+    instance: null,
+    queue: null,
+    queueOffset: null,
+    retryTimes: null,
+    redelivered: null,
+    success: null,
+    tsPrecision: "ms",
+    detail: {},
+    source: "rocketmq-client-log:test",
+    ...over,
+  };
+}
+
 const TRACE = "rocketmq-trace:testdata/trace.ndjson";
 const CLIENT = "rocketmq-client-log:testdata/rocketmq_client.log";
 const BROKER = "rocketmq-broker-log:testdata/broker.log";

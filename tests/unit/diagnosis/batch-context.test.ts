@@ -4,31 +4,10 @@ import fc from "fast-check";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { BatchContext } from "../../../lib/diagnosis/batch-context.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, contextOf } from "../../../lib/diagnosis/scope.ts";
-import { client, MIN, SEC, trace } from "../../helpers/diagnosis-events.ts";
+import { bareEvent as event, client, MIN, SEC, trace } from "../../helpers/diagnosis-events.ts";
 
 const GROUP = "pay-consumer";
 const T = 1_700_000_000_000;
-
-function event(over: Partial<NormalizedEvent> & Pick<NormalizedEvent, "id" | "ts" | "kind">): NormalizedEvent {
-  return {
-    bizKey: null,
-    msgId: null,
-    offsetMsgId: null,
-    broker: "rocketmq",
-    topic: "PAY_SUCCESS",
-    group: null,
-    instance: null,
-    queue: null,
-    queueOffset: null,
-    retryTimes: null,
-    redelivered: null,
-    success: null,
-    tsPrecision: "ms",
-    detail: {},
-    source: "rocketmq-client-log:test",
-    ...over,
-  };
-}
 
 /**
  * Events of a few keys, groups and hosts over ~20 minutes, so windows overlap, touch and stand apart; on a 30-second

@@ -4,31 +4,14 @@ import fc from "fast-check";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { keyPool, wholePool, type KeyPool } from "../../../lib/diagnosis/pool.ts";
 import type { DiagnosisInput } from "../../../lib/diagnosis/types.ts";
+import { bareEvent } from "../../helpers/diagnosis-events.ts";
 
 const T = 1_700_000_000_000;
 const KEYS = ["K1", "K2", "K3"];
 const MSG_IDS = ["M1", "M2", "M3", "M4"];
 
 function event(over: Partial<NormalizedEvent> & Pick<NormalizedEvent, "id" | "kind">): NormalizedEvent {
-  return {
-    ts: T,
-    bizKey: null,
-    msgId: null,
-    offsetMsgId: null,
-    broker: "rocketmq",
-    topic: "PAY_SUCCESS",
-    group: "pay-consumer",
-    instance: null,
-    queue: null,
-    queueOffset: null,
-    retryTimes: null,
-    redelivered: null,
-    success: null,
-    tsPrecision: "ms",
-    detail: {},
-    source: "rocketmq-client-log:test",
-    ...over,
-  };
+  return bareEvent({ ts: T, group: "pay-consumer", ...over });
 }
 
 /**
