@@ -3,8 +3,7 @@ import { createServer as createTcpServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { after, before } from "node:test";
 import type { EventInput, NormalizedEvent } from "../../lib/events/model.ts";
-import { validateEvent } from "../../lib/events/validate.ts";
-import { orderStory, T0 } from "./events.ts";
+import { orderStory, T0, validated } from "./events.ts";
 
 /**
  * What the alert tests share: a leak to fire on, and real local receivers for the alert channels (an HTTP server
@@ -13,11 +12,7 @@ import { orderStory, T0 } from "./events.ts";
 
 /** The order story with the second delivery passing Redis too: a leaked rebalance duplicate, a minute before `now`, in `group` if given. */
 export function leakStory(bizKey: string, now: number, group?: string): NormalizedEvent[] {
-  return leakStoryInput(bizKey, now, group).map((input) => {
-    const result = validateEvent(input);
-    if (!result.ok) throw new Error(result.reason);
-    return result.event;
-  });
+  return validated(leakStoryInput(bizKey, now, group));
 }
 
 /** The same story as the records one POSTs to /api/v1/events. */

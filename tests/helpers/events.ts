@@ -1,4 +1,5 @@
-import type { EventInput } from "../../lib/events/model.ts";
+import type { EventInput, NormalizedEvent } from "../../lib/events/model.ts";
+import { validateEvent } from "../../lib/events/validate.ts";
 
 /** A realistic RocketMQ story for one order: published, consumed on one instance, redelivered to another. */
 export const ORDER_KEY = "ORDER-20261130-000042";
@@ -19,4 +20,13 @@ export function orderStory(bizKey = ORDER_KEY): EventInput[] {
 
 export function toNdjson(records: unknown[]): string {
   return records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+}
+
+/** Records as the ingest path validates them; a record the validator refuses fails the test with its reason. */
+export function validated(inputs: unknown[]): NormalizedEvent[] {
+  return inputs.map((input) => {
+    const result = validateEvent(input);
+    if (!result.ok) throw new Error(result.reason);
+    return result.event;
+  });
 }

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
-import { validateEvent } from "../../lib/events/validate.ts";
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { runRetentionOnce } from "../../lib/retention/job.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
@@ -12,7 +11,7 @@ import { DAY_MS, dayOf, eventPartitions } from "../../lib/store/partitions.ts";
 import { acceptedTs, retentionFromEnv, type Retention } from "../../lib/store/retention-config.ts";
 import { keyReport } from "../../lib/views/key-report.ts";
 import { storeHealth } from "../../lib/views/health.ts";
-import { orderStory } from "../helpers/events.ts";
+import { orderStory, validated as events } from "../helpers/events.ts";
 import { backends, useFreshStore } from "../helpers/stores.ts";
 
 /**
@@ -27,13 +26,6 @@ const WEEK: Retention = { eventsMs: 7 * DAY_MS, verdictsMs: 90 * DAY_MS };
 /** Accepts anything of the last 30 days: to put old events in place before a retention run. */
 const MONTH = acceptedTs({ eventsMs: 30 * DAY_MS, verdictsMs: 90 * DAY_MS }, NOW);
 
-function events(inputs: unknown[]): NormalizedEvent[] {
-  return inputs.map((input) => {
-    const result = validateEvent(input);
-    if (!result.ok) throw new Error(result.reason);
-    return result.event;
-  });
-}
 
 /** The order story of tests/helpers/events.ts, moved to start at `at`, under its own key. */
 function storyAt(at: number, bizKey: string): NormalizedEvent[] {

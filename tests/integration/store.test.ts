@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { validateEvent } from "../../lib/events/validate.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import { ensureEventPartitions, minuteOf } from "../../lib/store/partitions.ts";
@@ -8,7 +7,7 @@ import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { openPgWriter } from "../../lib/store/pg-writer.ts";
-import { ORDER_KEY, orderStory, T0 } from "../helpers/events.ts";
+import { ORDER_KEY, orderStory, T0, validated as normalized } from "../helpers/events.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../../collectors/registry.ts";
@@ -23,13 +22,6 @@ function storyEvents(file: string, format: string, instance?: string): Normalize
 }
 import { backends } from "../helpers/stores.ts";
 
-function normalized(inputs: unknown[]): NormalizedEvent[] {
-  return inputs.map((input) => {
-    const result = validateEvent(input);
-    if (!result.ok) throw new Error(result.reason);
-    return result.event;
-  });
-}
 
 for (const backend of backends) {
   describe(`store on ${backend.name}`, () => {
