@@ -1,18 +1,20 @@
 import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { listenForTraces, otlpPortFromEnv } from "./lib/api/otlp-port.ts";
 import { logger } from "./lib/log.ts";
+import type { PeriodicHandle } from "./lib/periodic.ts";
 import { diagnosisIntervalMs, diagnosisLoops, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
 import { probeJobAtStartup, startProbeJob, type ProbeJobHandle } from "./lib/probe/job.ts";
 import { retentionIntervalMs, startRetentionJob, type RetentionJobHandle } from "./lib/retention/job.ts";
 import { retentionFromEnv } from "./lib/store/retention-config.ts";
 import { getStore } from "./lib/store/index.ts";
 import { lead } from "./lib/store/leadership.ts";
+import { startVacuumJob } from "./lib/store/vacuum-job.ts";
 
 /**
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
  * verdicts current and, in the one server that leads (lib/store/leadership.ts), the one that evaluates alert
- * rules, the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server) and the retention
- * job (docs/deploy.md#retention). If the store cannot be opened, Next.js would keep running and answer every route
+ * rules, the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server), the retention
+ * job (docs/deploy.md#retention) and, where autovacuum does not run, the vacuum job (lib/store/vacuum-job.ts). If the store cannot be opened, Next.js would keep running and answer every route
  * with 500; a dashboard without its store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
@@ -53,10 +55,17 @@ export async function openStoreAtStartup(): Promise<void> {
       });
     }
     // Dropping partitions and deleting expired rows once is enough, and two runs would contend for the same locks.
+    // The vacuum job (where autovacuum does not run) follows the same leader: it cleans up after those deletes.
     let retaining: RetentionJobHandle | undefined;
+    let vacuuming: PeriodicHandle | undefined;
     lead(store.driver, "retention", (leading) => {
-      if (leading) retaining = startRetentionJob(store.driver, retention, retentionEvery);
-      else void retaining?.stop();
+      if (leading) {
+        retaining = startRetentionJob(store.driver, retention, retentionEvery);
+        vacuuming = startVacuumJob(store.driver);
+      } else {
+        void retaining?.stop();
+        void vacuuming?.stop();
+      }
     });
   } catch (error) {
     logger.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
