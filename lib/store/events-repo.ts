@@ -63,6 +63,13 @@ function borrowsTime(event: NormalizedEvent): boolean {
   return detail.timeFrom !== undefined || detail.dateFrom !== undefined;
 }
 
+/**
+ * borrowsTime as SQL, the predicate of events_borrowed_time_id_idx: the index that finds a borrowed event's id in
+ * every partition. A record that borrows its time borrows it every time it is sent, so a row with its id is always
+ * such a row.
+ */
+const BORROWED_TIME_ROW = `(e.detail ? 'timeFrom' OR e.detail ? 'dateFrom')`;
+
 /** SQLSTATE of "no partition of relation events found for row". */
 const NO_PARTITION = "23514";
 
@@ -325,7 +332,7 @@ async function insertByUnnest(tx: SqlSession, batch: NormalizedEvent[], unlessId
      SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                           $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::int[], $15::boolean[],
                           $16::boolean[], $17::jsonb[], $18::text[]) AS u(${EVENT_COLUMNS.join(", ")})
-     ${unlessIdStored ? "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = u.id)" : ""}
+     ${unlessIdStored ? `WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = u.id AND ${BORROWED_TIME_ROW})` : ""}
      ON CONFLICT (id, ts) DO NOTHING
      RETURNING ${RETURNED_CONTRIBUTION}`,
     [

@@ -105,6 +105,15 @@ for (const backend of backends) {
       );
     });
 
+    it("stores a record that borrows its time once, though sent again with another time in another day", async () => {
+      const borrowed = (ts: number, timeFrom: string) => ({ ...lifecycle("no-time-of-its-own", ts), detail: { action: "start", timeFrom } });
+      const first = await insertEvents(current().driver, events([borrowed(TODAY - 3 * DAY_MS, "input")]), MONTH);
+      assert.deepEqual([first.accepted, first.duplicates], [1, 0]);
+      const again = await insertEvents(current().driver, events([borrowed(TODAY + 60_000, "previous_line"), lifecycle("has-its-time", TODAY + 60_000)]), MONTH);
+      assert.deepEqual([again.accepted, again.duplicates], [1, 1], "the id is found in the other day's partition");
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM events WHERE id = 'no-time-of-its-own'`), 1);
+    });
+
     it("keeps a key's verdict after its raw events expire, and the key page says so", async () => {
       const key = "ORDER-RET-0001";
       await insertEvents(current().driver, storyAt(TODAY - 9 * DAY_MS + 3_600_000, key), MONTH);

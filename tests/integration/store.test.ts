@@ -77,6 +77,7 @@ for (const backend of backends) {
       const rows = await store.driver.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'events' ORDER BY indexname`);
       assert.deepEqual(rows.map((r) => r.indexname), [
         "events_biz_key_ts_idx",
+        "events_borrowed_time_id_idx",
         "events_group_model_idx",
         "events_group_name_ts_idx",
         "events_keyed_msg_id_idx",
@@ -85,6 +86,8 @@ for (const backend of backends) {
         "events_offset_msg_id_idx",
         "events_pkey",
       ]);
+      const [pkey] = await store.driver.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname = 'events_pkey'`);
+      assert.match(pkey!.indexdef, /\(ts, id\)$/, "time first, so that inserts in time order land on the index's last pages");
     });
 
     it("stores each event once, counting re-inserts and in-batch repeats as duplicates", async () => {
@@ -274,12 +277,12 @@ for (const backend of backends) {
           source: "drift",
         },
       });
-      const read = await store.prisma.event.findUniqueOrThrow({ where: { id_ts: { id: row.id, ts: row.ts } } });
+      const read = await store.prisma.event.findUniqueOrThrow({ where: { ts_id: { ts: row.ts, id: row.id } } });
       assert.equal(read.queueOffset, BigInt(Number.MAX_SAFE_INTEGER));
       assert.deepEqual(read.detail, { nested: { list: [1, "two", null] } });
       assert.ok(read.ingestedAt instanceof Date);
-      await store.prisma.event.update({ where: { id_ts: { id: row.id, ts: row.ts } }, data: { success: true } });
-      await store.prisma.event.delete({ where: { id_ts: { id: row.id, ts: row.ts } } });
+      await store.prisma.event.update({ where: { ts_id: { ts: row.ts, id: row.id } }, data: { success: true } });
+      await store.prisma.event.delete({ where: { ts_id: { ts: row.ts, id: row.id } } });
       assert.equal(await store.prisma.event.count({ where: { id: row.id } }), 0);
       const mark = await store.prisma.diagnosisMark.create({ data: { group: "g", fromTs: BigInt(T0), toTs: BigInt(T0 + 1) } });
       assert.equal(typeof mark.id, "bigint");
