@@ -14,8 +14,9 @@ import { startVacuumJob } from "./lib/store/vacuum-job.ts";
  * Opens the store and applies migrations before the first request, then starts the worker that keeps stored
  * verdicts current and, in the one server that leads (lib/store/leadership.ts), the one that evaluates alert
  * rules, the one that runs the business-table probes (DUPSCOPE_PROBES_FILE, docs/probe.md#server), the retention
- * job (docs/deploy.md#retention) and, where autovacuum does not run, the vacuum job (lib/store/vacuum-job.ts). If the store cannot be opened, Next.js would keep running and answer every route
- * with 500; a dashboard without its store is useless, so exit with the reason instead.
+ * job (docs/deploy.md#retention) and, where autovacuum does not run, the vacuum job (lib/store/vacuum-job.ts). If
+ * the store cannot be opened, Next.js would keep running and answer every route with 500; a dashboard without its
+ * store is useless, so exit with the reason instead.
  */
 export async function openStoreAtStartup(): Promise<void> {
   if (process.env.DUPSCOPE_PASSWORD && !process.env.DUPSCOPE_SESSION_SECRET) {

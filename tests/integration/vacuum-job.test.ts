@@ -53,8 +53,11 @@ for (const backend of backends) {
       }
     });
 
-    it("runs on its interval until stopped", async () => {
-      if (await autovacuumRuns(store().driver)) return;
+    it("runs on its interval until stopped", async (t) => {
+      if (await autovacuumRuns(store().driver)) {
+        t.skip("autovacuum runs on this server: the job leaves the tables to it");
+        return;
+      }
       await deadVerdictRows("ORDER-VACUUM-JOB");
       const job = startVacuumJob(store().driver, 50);
       try {
