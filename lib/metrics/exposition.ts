@@ -87,5 +87,20 @@ export function storedRegistry(stored: StoredMetrics, now: number): Registry {
   }
   for (const [format, maxTs] of newest) lag.set({ format }, Math.max(0, (now - maxTs) / 1000));
   for (const row of byName("ingest_events")) ingest.inc({ format: formatLabel(row.labels.format ?? ""), result: row.labels.result ?? "" }, row.value);
+
+  const backlog = new Gauge({
+    name: "dupscope_diagnosis_backlog_keys",
+    help: "Keys waiting for a diagnosis: ready (queued, a worker may take them), settling (queued by a rebalance or lifecycle line, waiting for the lines after it), unfolded (named by ingested batches not yet folded into the queue).",
+    labelNames: ["state"],
+    registers: [registry],
+  });
+  backlog.set({ state: "ready" }, stored.diagnosis.ready);
+  backlog.set({ state: "settling" }, stored.diagnosis.settling);
+  backlog.set({ state: "unfolded" }, stored.diagnosis.unfolded);
+  new Gauge({
+    name: "dupscope_diagnosis_wait_seconds",
+    help: "How long the longest-waiting ready key or unfolded batch has waited for the diagnosis workers; 0 when none waits.",
+    registers: [registry],
+  }).set(stored.diagnosis.oldestSince === null ? 0 : Math.max(0, (now - stored.diagnosis.oldestSince) / 1000));
   return registry;
 }

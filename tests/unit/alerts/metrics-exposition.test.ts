@@ -20,6 +20,7 @@ describe("metrics exposition from stored counters", () => {
           { format: "events", events: 5, maxTs: now - 1000 },
           { format: "made-up", events: 2, maxTs: now - 500 },
         ],
+        diagnosis: { ready: 1200, settling: 300, unfolded: 45, oldestSince: now - 2500 },
       },
       now,
     ).metrics();
@@ -38,5 +39,16 @@ describe("metrics exposition from stored counters", () => {
     assert.equal(line(`dupscope_ingest_events_total{format="dedup-log",result="rejected"}`), `dupscope_ingest_events_total{format="dedup-log",result="rejected"} 4`);
     assert.equal(line(`dupscope_ingest_lag_seconds{format="dedup-log"}`), `dupscope_ingest_lag_seconds{format="dedup-log"} 30`);
     assert.equal(line(`dupscope_ingest_lag_seconds{format="events"}`), `dupscope_ingest_lag_seconds{format="events"} 0.5`);
+    assert.equal(line(`dupscope_diagnosis_backlog_keys{state="ready"}`), `dupscope_diagnosis_backlog_keys{state="ready"} 1200`);
+    assert.equal(line(`dupscope_diagnosis_backlog_keys{state="settling"}`), `dupscope_diagnosis_backlog_keys{state="settling"} 300`);
+    assert.equal(line(`dupscope_diagnosis_backlog_keys{state="unfolded"}`), `dupscope_diagnosis_backlog_keys{state="unfolded"} 45`);
+    assert.equal(line(`dupscope_diagnosis_wait_seconds`), `dupscope_diagnosis_wait_seconds 2.5`);
+  });
+
+  it("says the diagnosis waits for nothing when nothing is queued", async () => {
+    const now = Date.UTC(2026, 10, 30, 12);
+    const text = await storedRegistry({ counters: [], formats: [], diagnosis: { ready: 0, settling: 0, unfolded: 0, oldestSince: null } }, now).metrics();
+    assert.match(text, /^dupscope_diagnosis_wait_seconds 0$/m);
+    assert.match(text, /^dupscope_diagnosis_backlog_keys\{state="ready"\} 0$/m);
   });
 });
