@@ -117,7 +117,8 @@ async function produce(): Promise<void> {
       interval.shed += Math.round(orders * EVENTS_PER_ORDER);
       continue;
     }
-    pending.push(...stream.orders(orders, now));
+    // Not push(...): after the event loop stalls, one tick's orders can outnumber the arguments a call may take.
+    for (const event of stream.orders(orders, now)) pending.push(event);
     while (pending.length >= BATCH) {
       waiting.push({ events: pending.slice(0, BATCH), createdAt: now });
       pending = pending.slice(BATCH);
@@ -227,6 +228,10 @@ const workers = [produce(), ...drivers.map(write)];
 const sampler = setInterval(() => void sample().catch((error) => console.error(error)), SAMPLE_MS);
 try {
   await Promise.race([new Promise((resolve) => setTimeout(resolve, end - Date.now())), ...workers]);
+} catch (error) {
+  // A server left running would go on diagnosing into the database and skew the next run.
+  await server.stop();
+  throw error;
 } finally {
   stopped = true;
   clearInterval(sampler);
