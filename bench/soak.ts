@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
+import { readStoredMetrics } from "../lib/metrics/stored.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { insertCopyRows, toCopyRows } from "../lib/store/events-repo.ts";
@@ -185,10 +186,7 @@ async function sample(): Promise<void> {
   const [size] = await setup.query<{ bytes: string; partitions: string }>(
     `SELECT coalesce(sum(pg_total_relation_size(inhrelid)), 0) AS bytes, count(*) AS partitions FROM pg_inherits WHERE inhparent = 'events'::regclass`,
   );
-  const [backlog] = await setup.query<{ n: string; settling: string }>(
-    `SELECT (SELECT count(*) FROM diagnosis_queue) + (SELECT coalesce(sum(cardinality(keys)), 0) FROM ingest_journal) AS n,
-            (SELECT count(*) FROM diagnosis_queue WHERE enqueued_at > now()) AS settling`,
-  );
+  const { diagnosis: backlog } = await readStoredMetrics(setup);
   const s: Sample = {
     at: Date.now() - started,
     rate: taken.written / (SAMPLE_MS / 1000),
@@ -197,8 +195,8 @@ async function sample(): Promise<void> {
     lagMax: lags.at(-1) ?? 0,
     eventsBytes: Number(size!.bytes),
     partitions: Number(size!.partitions),
-    backlog: Number(backlog!.n),
-    settling: Number(backlog!.settling),
+    backlog: backlog.ready + backlog.settling + backlog.unfolded,
+    settling: backlog.settling,
     lookupP95: await lookupP95(),
     shed: taken.shed,
     serverRssMb: rssKb(server.pid) / 1024,

@@ -53,17 +53,15 @@ for (const backend of backends) {
       }
     });
 
-    it("runs on its interval until stopped", async (t) => {
-      if (await autovacuumRuns(store().driver)) {
-        t.skip("autovacuum runs on this server: the job leaves the tables to it");
-        return;
-      }
+    it("runs on its interval until stopped, and leaves the tables alone where autovacuum runs", async () => {
+      const leftToAutovacuum = await autovacuumRuns(store().driver);
       await deadVerdictRows("ORDER-VACUUM-JOB");
       const job = startVacuumJob(store().driver, 50);
       try {
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + (leftToAutovacuum ? 1000 : 10_000);
         while ((await size("verdicts")) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.equal(await size("verdicts"), 0);
+        if (leftToAutovacuum) assert.ok((await size("verdicts")) > 0, "twenty intervals later the dead rows' pages are still there");
+        else assert.equal(await size("verdicts"), 0);
       } finally {
         await job.stop();
       }
