@@ -1,11 +1,13 @@
-// npm run bench:worker -- [--orders 100000] [--keys 20000] [--rebalance-every 270] [--runs 3] [--database NAME]
+// npm run bench:worker -- [--orders 100000] [--keys 20000] [--rebalance-every 270] [--runs 3] [--partition 1d]
+//                         [--database NAME]
 //
 // The diagnosis worker in process, apart from the server and the stream: fills a fresh PostgreSQL database with
 // bench:soak's orders (one client-log rebalance line per --rebalance-every orders, all in one group, so each key's
-// context holds the group's lines over its five-minute window), then loads, diagnoses and saves --keys of them in
-// steps of 1,000 keys, as the server's worker does, --runs times. Printed per run: keys/s and µs per key for each
-// part; beside it, in the same process, the baseline: a bare read of the same keys' own events, the least a load
-// can cost.
+// context holds the group's lines over its five-minute window), 2,500 orders per simulated second in partitions of
+// --partition, then loads, diagnoses and saves --keys of them in steps of 1,000 keys, as the server's worker does,
+// reading each key's events from the time the fold queued it for, --runs times. Printed per run: keys/s and µs per
+// key for each part; beside it, in the same process, the same loads reading every key whole (as before the queue
+// kept a time, and as a key page does) and the baseline: a bare read of the same keys' own events.
 import type { SqlDriver } from "../lib/store/driver.ts";
 import { diagnoseKeyWithReach } from "../lib/diagnosis/diagnose.ts";
 import { saveDiagnoses } from "../lib/diagnosis-queue/queue.ts";
@@ -22,6 +24,8 @@ const KEYS = Number(arg("keys", "20000"));
 const REBALANCE_EVERY = Number(arg("rebalance-every", "270"));
 const RUNS = Number(arg("runs", "3"));
 const DATABASE = arg("database", "dupscope_bench_worker");
+// The store's first partition reads it (lib/store/partitions.ts); a bad value is refused there with its reason.
+process.env.DUPSCOPE_PARTITION_INTERVAL = arg("partition", "1d");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Orders per simulated second: bench:soak's 10,000 events/s. */
 const ORDERS_PER_SECOND = 2500;
@@ -61,12 +65,18 @@ interface Run {
   contextLines: number;
 }
 
-async function workerRun(driver: SqlDriver, keys: string[]): Promise<Run> {
+/** The times the fold queued the keys for (diagnosis_queue.since_ts): what the worker bounds a new key's reads by. */
+async function queuedFrom(driver: SqlDriver, keys: string[]): Promise<Map<string, number>> {
+  const rows = await driver.query<{ biz_key: string; since_ts: string }>(`SELECT biz_key, since_ts FROM diagnosis_queue WHERE biz_key = ANY($1::text[]) AND since_ts IS NOT NULL`, [keys]);
+  return new Map(rows.map((r) => [r.biz_key, Number(r.since_ts)]));
+}
+
+async function workerRun(driver: SqlDriver, keys: string[], from: ReadonlyMap<string, number>): Promise<Run> {
   const run: Run = { load: 0, diagnose: 0, save: 0, contextLines: 0 };
   for (let i = 0; i < keys.length; i += STEP_KEYS) {
     const step = keys.slice(i, i + STEP_KEYS);
     const t0 = performance.now();
-    const inputs = await loadDiagnosisInputs(driver, step);
+    const inputs = await loadDiagnosisInputs(driver, step, from);
     const t1 = performance.now();
     const results = inputs.map((input) => ({ input, ...diagnoseKeyWithReach(input) }));
     const t2 = performance.now();
@@ -78,6 +88,12 @@ async function workerRun(driver: SqlDriver, keys: string[]): Promise<Run> {
     for (const input of inputs) run.contextLines += input.context.length;
   }
   return run;
+}
+
+async function wholeLoadMs(driver: SqlDriver, keys: string[]): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < keys.length; i += STEP_KEYS) await loadDiagnosisInputs(driver, keys.slice(i, i + STEP_KEYS));
+  return performance.now() - started;
 }
 
 async function bareReadMs(driver: SqlDriver, keys: string[]): Promise<number> {
@@ -96,14 +112,19 @@ try {
   console.log(`bench:worker — ${fmt(ORDERS)} orders, a rebalance line per ${fmt(REBALANCE_EVERY)}, ${fmt(KEYS)} keys diagnosed ${RUNS}× in steps of ${fmt(STEP_KEYS)}; ${loadAverage()}`);
   const keys = await fill(driver);
   await driver.exec("VACUUM ANALYZE");
+  const from = await queuedFrom(driver, keys);
+  const [parts] = await driver.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'events'::regclass`);
+  console.log(`${fmt(parts?.n ?? 0)} partitions of events; ${fmt(from.size)} of the ${fmt(KEYS)} keys queued with a time`);
   const us = (ms: number) => ((ms * 1000) / KEYS).toFixed(0).padStart(4);
   for (let r = 1; r <= RUNS; r++) {
     const bare = await bareReadMs(driver, keys);
-    const run = await workerRun(driver, keys);
+    const whole = await wholeLoadMs(driver, keys);
+    const run = await workerRun(driver, keys, from);
     const total = run.load + run.diagnose + run.save;
     console.log(
       `run ${r}: worker ${fmt(KEYS / (total / 1000)).padStart(6)} keys/s (load ${us(run.load)} µs/key, diagnose ${us(run.diagnose)}, save ${us(run.save)}; ` +
-        `${fmt(run.contextLines / KEYS)} context lines a key) | baseline, bare read of the keys' events: ${fmt(KEYS / (bare / 1000)).padStart(7)} keys/s (${us(bare)} µs/key); ${loadAverage()}`,
+        `${fmt(run.contextLines / KEYS)} context lines a key) | same loads reading keys whole: ${us(whole)} µs/key | ` +
+        `baseline, bare read of the keys' events: ${fmt(KEYS / (bare / 1000)).padStart(7)} keys/s (${us(bare)} µs/key); ${loadAverage()}`,
     );
   }
 } finally {

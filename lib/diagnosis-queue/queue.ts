@@ -25,8 +25,9 @@ export interface DiagnosedKey {
 
 const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
-export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[]): Promise<DiagnosedKey[]> {
-  const inputs = await loadDiagnosisInputs(driver, bizKeys);
+/** `eventsFrom`: for some keys, the time from which their events are read (loadDiagnosisInputs); others are read whole. */
+export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[], eventsFrom?: ReadonlyMap<string, number>): Promise<DiagnosedKey[]> {
+  const inputs = await loadDiagnosisInputs(driver, bizKeys, eventsFrom);
   return inputs.map((input) => ({ input, ...diagnoseKeyWithReach(input) }));
 }
 
@@ -256,15 +257,20 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   // before each of its events) up to its key's reach, past which no line changes the diagnosis (lib/diagnosis/reach.ts).
   // Without a duplicate no rule reads the context: a key delivered once, or whose message was lost, stays so whatever
   // happened around it, and a line that is one of its own events names it (tests/unit/diagnosis/reach.test.ts). Keys
-  // not diagnosed yet are queued already. The keys wait markSettleMs before they can be claimed.
+  // not diagnosed yet are queued already. The keys wait markSettleMs before they can be claimed. A mark without a
+  // group (a line without one, context of the keys from its host) queues the keys of every group within reach: verdicts
+  // do not keep the hosts of a key's producers.
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
        RETURNING group_name, from_ts, to_ts + $1 AS hi
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key, enqueued_at)
-         SELECT DISTINCT v.biz_key, now() + $2 * interval '1 millisecond'
-           FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
+         SELECT DISTINCT k.biz_key, now() + $2 * interval '1 millisecond' FROM (
+           SELECT v.biz_key FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
+           UNION ALL
+           SELECT v.biz_key FROM m JOIN verdicts v ON v.reach_ts >= m.from_ts AND v.first_ts <= m.hi WHERE m.group_name IS NULL
+         ) k
           ORDER BY 1
        ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL
        RETURNING 1
@@ -272,19 +278,20 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
      SELECT (SELECT count(*) FROM m) AS marks`,
     [CONTEXT_BEFORE_MS, markSettleMs],
   );
-  const claimed = await driver.query<{ biz_key: string }>(
+  const claimed = await driver.query<{ biz_key: string; since_ts: string | number | null }>(
     `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
        FROM (SELECT biz_key FROM diagnosis_queue WHERE (claimed_until IS NULL OR claimed_until < now()) AND enqueued_at <= now()
               ORDER BY enqueued_at, biz_key LIMIT ${Math.floor(batch)} FOR UPDATE SKIP LOCKED) c
       WHERE q.biz_key = c.biz_key
-      RETURNING q.biz_key`,
+      RETURNING q.biz_key, q.since_ts`,
     [worker, leaseMs],
   );
   const keys = claimed.map((r) => r.biz_key).sort();
   try {
-    const frozen = await partlyExpired(driver, keys);
+    const firsts = await storedFirsts(driver, keys);
+    const frozen = await partlyExpired(driver, firsts);
     const live = keys.filter((k) => !frozen.has(k));
-    const results = await diagnoseKeys(driver, live);
+    const results = await diagnoseKeys(driver, live, eventsBounds(claimed, firsts));
     const found = new Set(results.map((r) => r.input.bizKey));
     const { reachGrew } = await saveDiagnoses(driver, results, live.filter((k) => !found.has(k)));
     // A line that arrived after these keys were loaded, stamped between their old reach and their new one, queued
@@ -312,6 +319,13 @@ export async function queuedKeys(driver: SqlDriver): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The first_ts of these keys' stored diagnoses, by key; keys never diagnosed are absent. */
+async function storedFirsts(driver: SqlDriver, keys: string[]): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const stored = await driver.query<{ biz_key: string; first_ts: string | number }>(`SELECT biz_key, first_ts FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [keys]);
+  return new Map(stored.map((r) => [r.biz_key, Number(r.first_ts)]));
+}
+
 /**
  * Keys whose stored diagnosis began before the oldest partition still kept: some of their raw events are gone. A new
  * event for such a key (a replay a week later, a late dedup line) must not make the worker diagnose what remains
@@ -319,12 +333,27 @@ export async function queuedKeys(driver: SqlDriver): Promise<number> {
  * verdicts outlive raw events (DUPSCOPE_RETENTION_VERDICTS). Its page shows the later events beside the stored
  * diagnosis, marked as expired (lib/views/key-report.ts).
  */
-async function partlyExpired(driver: SqlDriver, keys: string[]): Promise<Set<string>> {
-  if (keys.length === 0) return new Set();
-  const stored = await driver.query<{ biz_key: string; first_ts: string | number }>(`SELECT biz_key, first_ts FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [keys]);
-  if (stored.length === 0) return new Set();
+async function partlyExpired(driver: SqlDriver, firsts: ReadonlyMap<string, number>): Promise<Set<string>> {
+  if (firsts.size === 0) return new Set();
   const from = await rawEventsFrom(driver);
-  return new Set(stored.filter((r) => from === null || Number(r.first_ts) < from).map((r) => r.biz_key));
+  return new Set([...firsts].filter(([, first]) => from === null || first < from).map(([key]) => key));
+}
+
+/**
+ * From when each claimed key's events are read: the earlier of the time its queue row keeps (the earliest of the
+ * events it was queued for) and its stored diagnosis's first_ts (the earliest of the events diagnosed before). Every
+ * event of the key that a fold has seen is one or the other, so nothing it needs is left out, and its probes skip the
+ * partitions before (docs/performance.md#a-keys-events-from-its-first). An event stored but not folded yet is read
+ * when its own fold queues the key again. A key queued for any time (since_ts null) is read whole.
+ */
+function eventsBounds(claimed: { biz_key: string; since_ts: string | number | null }[], firsts: ReadonlyMap<string, number>): Map<string, number> {
+  const bounds = new Map<string, number>();
+  for (const { biz_key: key, since_ts } of claimed) {
+    if (since_ts === null) continue;
+    const first = firsts.get(key);
+    bounds.set(key, first === undefined ? Number(since_ts) : Math.min(first, Number(since_ts)));
+  }
+  return bounds;
 }
 
 /**

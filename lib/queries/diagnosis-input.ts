@@ -24,17 +24,25 @@ export interface StoredDiagnosisInput extends DiagnosisInput {
  * which then compared each of its rows with every key of the step: under bench:soak a 1,000-key step took seconds
  * once the current partition held a few hundred thousand rows (tests/integration/diagnosis-input.test.ts).
  *
- * First the keys' own events, with the keyless events that name one of their msgIds.
+ * First the keys' own events, each key's from the time $2 gives it on (the earliest bigint for a key read whole), with
+ * the keyless events that name one of their msgIds. The bound is a parameter of each probe, so PostgreSQL leaves out
+ * the partitions before it as the probe runs, not only the rows. The msgIds' keyless events are read at any time: with
+ * the bound beside `msg_id = …`, a generic plan chose the keyless events' (group, ts) index for a range from the bound,
+ * every keyless line since then in the partition, and such events are few (each probe reads a small partial index).
  */
 const KEY_EVENTS: PreparedStatement = {
   name: "dupscope_key_events",
   text: `WITH own AS (
-    SELECT e.* FROM unnest($1::text[]) AS k(key) CROSS JOIN LATERAL (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = k.key OFFSET 0) e)
+    SELECT e.* FROM unnest($1::text[], $2::bigint[]) AS k(key, from_ts)
+      CROSS JOIN LATERAL (SELECT ${EVENT_SELECT} FROM events WHERE biz_key = k.key AND ts >= k.from_ts OFFSET 0) e)
   SELECT * FROM own
   UNION ALL
   SELECT e.* FROM (SELECT DISTINCT msg_id FROM own WHERE msg_id IS NOT NULL) m
     CROSS JOIN LATERAL (SELECT ${EVENT_SELECT} FROM events WHERE biz_key IS NULL AND msg_id = m.msg_id OFFSET 0) e`,
 };
+
+/** The earliest bigint: a key without a bound is read from any time. */
+const ANY_TIME = "-9223372036854775808";
 
 /**
  * Then every merged window's keyless context: one range of events_keyless_group_ts_idx per window (LATERAL), in
@@ -135,12 +143,17 @@ async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: str
 /**
  * Reads what diagnosis needs for these keys, selected as lib/diagnosis/scope.ts defines: each key's events plus
  * keyless events naming its msgIds, and the keyless context around them. Keys without events are left out.
+ * `eventsFrom` bounds some keys: their own events are read from that time on, which the caller knows to hold all of them (lib/diagnosis-queue/queue.ts, eventsBounds); other keys are read whole.
  */
-export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[]): Promise<StoredDiagnosisInput[]> {
+export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], eventsFrom?: ReadonlyMap<string, number>): Promise<StoredDiagnosisInput[]> {
   if (bizKeys.length === 0) return [];
   const eventsByKey = new Map<string, NormalizedEvent[]>();
   const keylessByMsgId = new Map<string, NormalizedEvent[]>();
-  for (const row of await driver.prepared<EventRowSql>(KEY_EVENTS, [bizKeys])) {
+  const from = bizKeys.map((k) => {
+    const ts = eventsFrom?.get(k);
+    return ts === undefined ? ANY_TIME : String(ts);
+  });
+  for (const row of await driver.prepared<EventRowSql>(KEY_EVENTS, [bizKeys, from])) {
     const e = eventFromSql(row);
     if (e.bizKey !== null) pushTo(eventsByKey, e.bizKey, e);
     else pushTo(keylessByMsgId, e.msgId!, e);

@@ -88,12 +88,20 @@ const SLOT_MS = 10_000;
 export interface JournalBatch {
   keys: string[];
   /**
+   * The earliest ts of each key's events in the batch, in the order of `keys` (for a key a keyless line names, the
+   * line's ts): the queue keeps it, so a worker reads the key's events from there on (lib/diagnosis-queue/queue.ts).
+   */
+  keysFrom: number[];
+  /**
    * msgIds of keyless events (client-log timeouts, transaction check-backs): they belong to that message's keys. The
    * KEYS such a line names go straight into `keys`.
    */
   keylessMsgIds: string[];
-  /** Keyless events of a group change the context of its keys around them: [group, from ts, to ts]. */
-  marks: [string, number, number][];
+  /**
+   * Keyless events change the context of the keys around them: [group, from ts, to ts], per group of the keys they
+   * touch, or null for lines without a group, which are context of every group's keys from their host.
+   */
+  marks: [string | null, number, number][];
   /** [source, format, events, max ts] */
   sources: [string, string, number, number][];
   /** [group, layer, decision, count] for dedup decisions and business effects that state one. */
@@ -115,9 +123,10 @@ function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by
  * until the batch is stored: thousands of small objects that lived long enough for the garbage collector to copy.
  */
 export class JournalBuilder {
-  private readonly keys = new Set<string>();
+  /** key → the earliest ts of its rows */
+  private readonly keys = new Map<string, number>();
   private readonly keyless = new Set<string>();
-  private readonly marks = new Map<string, [string, number, number]>();
+  private readonly marks = new Map<string | null, [string | null, number, number]>();
   /** source → format → [source, format, rows, max ts] */
   private readonly sources = new Map<string, Map<string, [string, string, number, number]>>();
   private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
@@ -135,17 +144,15 @@ export class JournalBuilder {
   }
 
   private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[]): void {
-    if (bizKey !== null) this.keys.add(bizKey);
+    if (bizKey !== null) this.key(bizKey, ts);
     else {
       if (msgId !== null) this.keyless.add(msgId);
-      for (const k of namedKeys) this.keys.add(k);
-      if (group !== null) {
-        const mark = this.marks.get(group);
-        if (mark) {
-          mark[1] = Math.min(mark[1], ts);
-          mark[2] = Math.max(mark[2], ts);
-        } else this.marks.set(group, [group, ts, ts]);
-      }
+      for (const k of namedKeys) this.key(k, ts);
+      const mark = this.marks.get(group);
+      if (mark) {
+        mark[1] = Math.min(mark[1], ts);
+        mark[2] = Math.max(mark[2], ts);
+      } else this.marks.set(group, [group, ts, ts]);
     }
     const format = this.formatOf(id);
     // Every row has a source, and a batch one or two, each given as the same string by its parser: a map per
@@ -157,6 +164,11 @@ export class JournalBuilder {
       source[2] += 1;
       source[3] = Math.max(source[3], ts);
     } else formats.set(format, [sourceName, format, 1, ts]);
+  }
+
+  private key(key: string, ts: number): void {
+    const from = this.keys.get(key);
+    if (from === undefined || ts < from) this.keys.set(key, ts);
   }
 
   /** The last collector prefix seen ("rocketmq-trace:"): a batch's ids share it, and checking it needs no regex. */
@@ -191,7 +203,8 @@ export class JournalBuilder {
   /** The journal of the rows added so far; the builder is left as it was, so a retried write can ask again. */
   finish(): JournalBatch {
     return {
-      keys: [...this.keys],
+      keys: [...this.keys.keys()],
+      keysFrom: [...this.keys.values()],
       keylessMsgIds: [...this.keyless],
       marks: [...this.marks.values()].map((m) => [...m]),
       sources: [...this.sources.values()].flatMap((formats) => [...formats.values()].map(([...s]) => s)),
@@ -253,8 +266,13 @@ export function contributionOfRow(row: ReturnedRow): Contribution {
 export async function writeJournal(session: SqlSession, journal: JournalBatch): Promise<void> {
   // Every stored row has a source.
   if (journal.sources.length === 0) return;
-  const { keys, keylessMsgIds, ...rest } = journal;
-  await session.run(`INSERT INTO ingest_journal (keys, keyless_msg_ids, batch) VALUES ($1::text[], $2::text[], $3::jsonb)`, [keys, keylessMsgIds, JSON.stringify(rest)]);
+  const { keys, keysFrom, keylessMsgIds, ...rest } = journal;
+  await session.run(`INSERT INTO ingest_journal (keys, keys_from, keyless_msg_ids, batch) VALUES ($1::text[], $2::bigint[], $3::text[], $4::jsonb)`, [
+    keys,
+    keysFrom.map(String),
+    keylessMsgIds,
+    JSON.stringify(rest),
+  ]);
 }
 
 /** Journal rows folded per transaction: enough to merge many batches' counters, few enough to keep it short. */
@@ -269,7 +287,7 @@ const FOLD_ROWS = 200;
 export async function foldJournal(driver: SqlDriver, limit = FOLD_ROWS): Promise<number> {
   return driver.transaction(async (tx) => {
     const taken = await tx.query<TakenRow & { id: string }>(
-      `SELECT id, keys, keyless_msg_ids, batch, written_at FROM ingest_journal ORDER BY id LIMIT ${Math.floor(limit)} FOR UPDATE SKIP LOCKED`,
+      `SELECT id, keys, keys_from, keyless_msg_ids, batch, written_at FROM ingest_journal ORDER BY id LIMIT ${Math.floor(limit)} FOR UPDATE SKIP LOCKED`,
     );
     if (taken.length === 0) return 0;
     await applyBatches(tx, taken);
@@ -278,18 +296,30 @@ export async function foldJournal(driver: SqlDriver, limit = FOLD_ROWS): Promise
   });
 }
 
-type TakenRow = { keys: string[]; keyless_msg_ids: string[]; batch: Omit<JournalBatch, "keys" | "keylessMsgIds">; written_at: Date };
+type TakenRow = {
+  keys: string[];
+  /** null in rows written before the column was (prisma/migrations/…_queue_events_from): their keys' events may be of any time */
+  keys_from: (string | number)[] | null;
+  keyless_msg_ids: string[];
+  batch: Omit<JournalBatch, "keys" | "keysFrom" | "keylessMsgIds">;
+  written_at: Date;
+};
 
 async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<void> {
-  const keys = new Set<string>();
+  /** key → the earliest ts of its new events; null: any time */
+  const keys = new Map<string, number | null>();
   const keyless = new Set<string>();
-  const marks: [string, number, number][] = [];
+  const marks: [string | null, number, number][] = [];
   const sources = new Map<string, [string, string, number, number, number]>();
   const decisions = new Map<string, [string, string, string | null, number]>();
   const rebalances = new Map<string, [string, string, number]>();
   const slots = new Map<string, [number, string, string, number]>();
   for (const row of taken) {
-    for (const k of row.keys) keys.add(k);
+    row.keys.forEach((k, i) => {
+      const from = row.keys_from === null ? null : Number(row.keys_from[i]);
+      const was = keys.get(k);
+      keys.set(k, was === undefined ? from : was === null || from === null ? null : Math.min(was, from));
+    });
     for (const m of row.keyless_msg_ids) keyless.add(m);
     marks.push(...row.batch.marks);
     const at = new Date(row.written_at).getTime();
@@ -325,17 +355,21 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<voi
 
   // In key order, so folds sharing keys take the queue's row locks in the same order. A key a worker holds is
   // marked dirty, for another pass; one waiting for a mark to settle (lib/diagnosis-queue/queue.ts) waits no longer:
-  // its own events are news.
+  // its own events are news. A queued key keeps the earliest time it was queued for (null, any time, wins): a worker
+  // reads its events from there or from its stored diagnosis's first, whichever is earlier. The keys of another
+  // event's msgId are queued for any time: that event is read with their own, whatever its time.
   await session.run(
-    `INSERT INTO diagnosis_queue AS q (biz_key)
-       SELECT k FROM (
-         SELECT unnest($1::text[]) AS k
-         UNION
-         SELECT e.biz_key FROM events e WHERE e.msg_id = ANY($2::text[]) AND e.biz_key IS NOT NULL
-       ) AS keys ORDER BY k
-     ON CONFLICT (biz_key) DO UPDATE SET dirty = q.dirty OR q.claimed_by IS NOT NULL, enqueued_at = LEAST(q.enqueued_at, EXCLUDED.enqueued_at)
-       WHERE q.claimed_by IS NOT NULL OR q.enqueued_at > EXCLUDED.enqueued_at`,
-    [[...keys], [...keyless]],
+    `INSERT INTO diagnosis_queue AS q (biz_key, since_ts)
+       SELECT k, CASE WHEN bool_or(s IS NULL) THEN NULL ELSE min(s) END FROM (
+         SELECT * FROM unnest($1::text[], $2::bigint[]) AS u(k, s)
+         UNION ALL
+         SELECT e.biz_key, NULL FROM events e WHERE e.msg_id = ANY($3::text[]) AND e.biz_key IS NOT NULL
+       ) AS keys GROUP BY k ORDER BY k
+     ON CONFLICT (biz_key) DO UPDATE SET dirty = q.dirty OR q.claimed_by IS NOT NULL, enqueued_at = LEAST(q.enqueued_at, EXCLUDED.enqueued_at),
+       since_ts = CASE WHEN q.since_ts IS NULL OR EXCLUDED.since_ts IS NULL THEN NULL ELSE LEAST(q.since_ts, EXCLUDED.since_ts) END
+       WHERE q.claimed_by IS NOT NULL OR q.enqueued_at > EXCLUDED.enqueued_at
+          OR (q.since_ts IS NOT NULL AND (EXCLUDED.since_ts IS NULL OR EXCLUDED.since_ts < q.since_ts))`,
+    [[...keys.keys()], [...keys.values()].map((v) => (v === null ? null : String(v))), [...keyless]],
   );
   if (marks.length > 0) {
     await session.run(`INSERT INTO diagnosis_marks (group_name, from_ts, to_ts) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])`, [

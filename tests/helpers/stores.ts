@@ -97,3 +97,23 @@ export function useReopenableStore(backend: Backend): { store: () => Store; reop
     },
   };
 }
+
+/**
+ * For a describe block whose tests each want stores of their own: `open()` makes, migrates and opens a new one; all
+ * are closed and removed after the block.
+ */
+export function useStoreFactory(backend: Backend): () => Promise<Store> {
+  const stores: Store[] = [];
+  const disposals: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const s of stores) await s.close().catch(() => {});
+    for (const d of disposals) await d();
+  });
+  return async () => {
+    const created = await backend.create();
+    disposals.push(created.dispose);
+    const store = await openStore(created.config);
+    stores.push(store);
+    return store;
+  };
+}

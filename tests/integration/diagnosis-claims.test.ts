@@ -8,7 +8,7 @@ import { foldJournal } from "../../lib/store/ingest-journal.ts";
 import { lead, type Leadership } from "../../lib/store/leadership.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { ORDER_KEY, orderStory } from "../helpers/events.ts";
-import { backends, postgresAdminUrl } from "../helpers/stores.ts";
+import { backends, postgresAdminUrl, useStoreFactory } from "../helpers/stores.ts";
 import { validateEvent } from "../../lib/events/validate.ts";
 
 /**
@@ -34,20 +34,7 @@ const queueState = async (store: Store) =>
 
 for (const backend of backends) {
   describe(`diagnosis workers sharing ${backend.name}`, () => {
-    const stores: Store[] = [];
-    const disposals: (() => Promise<void>)[] = [];
-    const open = async () => {
-      const created = await backend.create();
-      disposals.push(created.dispose);
-      const store = await openStore(created.config);
-      stores.push(store);
-      return store;
-    };
-
-    after(async () => {
-      for (const s of stores) await s.close().catch(() => {});
-      for (const d of disposals) await d();
-    });
+    const open = useStoreFactory(backend);
 
     it("three workers at once diagnose every key once, with the verdicts one worker alone stores", async () => {
       const alone = await open();

@@ -119,7 +119,7 @@ for (const backend of backends) {
           for (let i = 0; i < rows.length; i += 5000) await insertCopyRows(driver, toCopyRows(rows.slice(i, i + 5000)));
           const keys = `ARRAY[${Array.from({ length: 50 }, (_, i) => `'YOUNG-${i * 97 + 1}'`).join(", ")}]`;
           const executions = [
-            `dupscope_key_events(${keys})`,
+            `dupscope_key_events(${keys}, array_fill(${day}::bigint, ARRAY[50]))`,
             `dupscope_key_context(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY[]::text[], ${keys})`,
             `dupscope_key_models(ARRAY['pay-consumer'], ARRAY[${day + 60_000}]::bigint[])`,
           ];
@@ -132,6 +132,38 @@ for (const backend of backends) {
         } finally {
           await driver.close();
           await store.driver.run(`DELETE FROM events WHERE source = 'test:young'`);
+        }
+      });
+      it("a key read from a time gets its own events from then on, and its probes leave out the partitions before", async () => {
+        const pools = openPgPools(url!, { max: 1, preparedMax: 1 });
+        const driver = pgDriver(pools);
+        const early = NOW - 3 * 86_400_000;
+        const late = NOW - 86_400_000;
+        const event = (id: string, ts: number, bizKey: string | null): NormalizedEvent => ({
+          id: `test-from:${id}`, kind: bizKey === null ? "consume_end" : "consume_start", ts, tsPrecision: "ms", bizKey, msgId: "MSG-FROM-1", offsetMsgId: null,
+          broker: "rocketmq", topic: "PAY_SUCCESS", group: "pay-consumer", queue: "broker-a:1", queueOffset: 7, instance: "10.0.1.1@7000", retryTimes: 0,
+          redelivered: null, success: null, detail: {}, source: "test:from",
+        });
+        try {
+          await insertCopyRows(driver, toCopyRows([event("own-early", early, "FROM-1"), event("keyless-early", early + 5, null), event("own-late", late, "FROM-1"), event("keyless-late", late + 5, null)]));
+          const [whole] = await loadDiagnosisInputs(driver, ["FROM-1"]);
+          assert.deepEqual(ids(whole!.events), ["test-from:keyless-early", "test-from:keyless-late", "test-from:own-early", "test-from:own-late"]);
+          const [from] = await loadDiagnosisInputs(driver, ["FROM-1"], new Map([["FROM-1", late]]));
+          assert.deepEqual(ids(from!.events), ["test-from:keyless-early", "test-from:keyless-late", "test-from:own-late"], "its message's keyless events whenever they are");
+          const partitions = await driver.session(eventPartitions);
+          const earlyPartition = partitions.find((p) => p.from <= early && early < p.to)!.name;
+          const latePartition = partitions.find((p) => p.from <= late && late < p.to)!.name;
+          const plan = (await pools.prepared.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE dupscope_key_events(ARRAY['FROM-1'], ARRAY[${late}]::bigint[])`))
+            .rows.map((r) => r["QUERY PLAN"]);
+          // The key's own probes: the first Append under the first Nested Loop, one scan per partition.
+          const own = plan.slice(0, plan.findIndex((line) => line.includes("CTE Scan on own")));
+          const scans = (partition: string) => own.filter((line) => new RegExp(`Scan .*on ${partition}\\b`).test(line));
+          assert.ok(scans(earlyPartition).length > 0 && scans(latePartition).length > 0, plan.join("\n"));
+          assert.ok(scans(latePartition).some((line) => !line.includes("never executed")), plan.join("\n"));
+          assert.ok(scans(earlyPartition).every((line) => line.includes("never executed")), plan.join("\n"));
+        } finally {
+          await driver.close();
+          await store.driver.run(`DELETE FROM events WHERE source = 'test:from'`);
         }
       });
     }

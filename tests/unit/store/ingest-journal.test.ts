@@ -48,8 +48,16 @@ describe("ingest journal", () => {
     ].map(contributionOf);
     const j = journalOf(rows);
     assert.deepEqual(j.keys, ["K1", "K2", "K3"]);
+    assert.deepEqual(j.keysFrom, [T, T + 7, T + 9], "each key's earliest event");
     assert.deepEqual(j.keylessMsgIds, ["M9"]);
-    assert.deepEqual(j.marks, [["cg", T + 3, T + 20_000]], "the keyless lines of a group, from the first to the last");
+    assert.deepEqual(
+      j.marks,
+      [
+        ["cg", T + 3, T + 20_000],
+        [null, T, T],
+      ],
+      "the keyless lines of a group, from the first to the last; those without a group in a mark of their own",
+    );
     assert.deepEqual(j.sources, [
       ["s", "rocketmq-trace", 2, T + 5],
       ["d", "dedup-log", 3, T + 9],
@@ -59,6 +67,23 @@ describe("ingest journal", () => {
     assert.deepEqual(j.decisions, [["cg", "redis", "hit", 1], ["cg", "", "executed", 1]], "only events that state a decision");
     assert.deepEqual(j.rebalances, [["cg", "t", 2], ["", "t", 1]]);
     assert.deepEqual(j.slots, [[T + 10_000, "cg", "t", 1]], "ownership changes of a group, by 10-second slot");
+  });
+
+  it("queues a key a keyless line names from the line's time, and keeps each key's earliest", () => {
+    const j = journalOf(
+      [
+        event({ id: `rocketmq-trace:${HEX}:1`, bizKey: "K1", group: "cg", ts: T + 50 }),
+        event({ id: `rocketmq-client-log:${HEX}:1`, kind: "consume_end", group: "cg", detail: { keys: ["K2", "K1"] }, ts: T + 20 }),
+        event({ id: `rocketmq-trace:${HEX}:2`, bizKey: "K2", group: "cg", ts: T + 30 }),
+      ].map(contributionOf),
+    );
+    assert.deepEqual(
+      j.keys.map((k, i) => [k, j.keysFrom[i]]),
+      [
+        ["K1", T + 20],
+        ["K2", T + 20],
+      ],
+    );
   });
 
   it("sums events as it sums their contributions, whatever their ids, kinds and details", () => {
