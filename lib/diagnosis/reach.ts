@@ -3,11 +3,12 @@ import type { Pair } from "./pair.ts";
 import type { MissingCode, MissingData } from "./types.ts";
 
 /**
- * How late a keyless line of the key's groups (a rebalance, a lifecycle line) can be stamped and still change a
- * key's diagnosis. The worker re-diagnoses a key with duplicates when such a line arrives (lib/diagnosis-queue): without
- * a bound, every line of the group up to the end of the key's context (three minutes after its last event), and a busy
- * group logs one every second or so. Past this bound a line changes nothing, because every read of the context after
- * the second delivery either stops at a fixed distance from it or is already answered:
+ * How late a keyless line of the key's groups (a rebalance, a lifecycle line), or one without a group from its hosts (a
+ * producer's resend), can be stamped and still change a key's diagnosis. The worker re-diagnoses a key with duplicates
+ * when such a line arrives (lib/diagnosis-queue): without a bound, every line of the group up to the end of the key's
+ * context (three minutes after its last event), and a busy group logs one every second or so. Past this bound a line
+ * changes nothing, because every read of the context after the second delivery either stops at a fixed distance from
+ * it or is already answered:
  *
  * - who held the queue (context.ts `ownership`): one rebalance interval past the second delivery, plus the skew;
  * - the first instance's fate between the deliveries, offset resets, shared client ids, the group's consumption model:

@@ -143,7 +143,8 @@ async function loadContext(driver: SqlDriver, windows: GroupWindow[], hosts: str
 /**
  * Reads what diagnosis needs for these keys, selected as lib/diagnosis/scope.ts defines: each key's events plus
  * keyless events naming its msgIds, and the keyless context around them. Keys without events are left out.
- * `eventsFrom` bounds some keys: their own events are read from that time on, which the caller knows to hold all of them (lib/diagnosis-queue/queue.ts, eventsBounds); other keys are read whole.
+ * `eventsFrom` bounds some keys: their own events are read from that time on, which the caller knows to hold all of
+ * them (lib/diagnosis-queue/queue.ts, eventsBounds); other keys are read whole.
  */
 export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], eventsFrom?: ReadonlyMap<string, number>): Promise<StoredDiagnosisInput[]> {
   if (bizKeys.length === 0) return [];
