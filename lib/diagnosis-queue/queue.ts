@@ -259,7 +259,9 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   // happened around it, and a line that is one of its own events names it (tests/unit/diagnosis/reach.test.ts). Keys
   // not diagnosed yet are queued already. The keys wait markSettleMs before they can be claimed. A mark without a
   // group (a line without one, context of the keys from its host) queues the keys of every group within reach: verdicts
-  // do not keep the hosts of a key's producers.
+  // do not keep the hosts of a key's producers. Each mark reads its range of verdicts by index (LATERAL, `OFFSET 0`):
+  // joined, the planner hashed the marks and scanned every verdict, 1–1.5 s a step with 3 million of them
+  // (docs/performance.md#marks-on-a-large-verdicts-table).
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
@@ -267,9 +269,11 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key, enqueued_at)
          SELECT DISTINCT k.biz_key, now() + $2 * interval '1 millisecond' FROM (
-           SELECT v.biz_key FROM m JOIN verdicts v ON v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi
+           SELECT v.biz_key FROM m CROSS JOIN LATERAL (
+             SELECT biz_key FROM verdicts v WHERE v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
            UNION ALL
-           SELECT v.biz_key FROM m JOIN verdicts v ON v.reach_ts >= m.from_ts AND v.first_ts <= m.hi WHERE m.group_name IS NULL
+           SELECT v.biz_key FROM m CROSS JOIN LATERAL (
+             SELECT biz_key FROM verdicts v WHERE m.group_name IS NULL AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
          ) k
           ORDER BY 1
        ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL
