@@ -131,7 +131,15 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
       if (failure) break;
       lastLineAt = Date.now();
       ended = false;
-      ingestLine(raw);
+      const result = parseLine(raw);
+      // A line whose events would take the batch past its size starts the next one: a batch one or two events
+      // over the size made the store write a second chunk of those few rows, in a transaction of their own.
+      if (result !== undefined && batch.count > 0 && batch.count + result.events.length > batchSize) {
+        send(batch);
+        batch = newBatch(batch.endOffset, batch.endLine);
+        while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      }
+      ingestLine(raw, result);
       if (batch.count >= batchSize || batch.bytes >= batchBytes) {
         send(batch);
         batch = newBatch(raw.endOffset, raw.lineNo);
@@ -166,14 +174,20 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     }
   }
 
-  function ingestLine(raw: RawLine): void {
+  /** The parser's result for a line; none for a line that could not be read or is blank. */
+  function parseLine(raw: RawLine): LineResult | undefined {
+    if ("problem" in raw || raw.text.trim() === "") return undefined;
+    return options.parser.line(raw.text, raw.lineNo);
+  }
+
+  function ingestLine(raw: RawLine, result: LineResult | undefined): void {
     progress.lines++;
     progress.bytes += raw.bytes;
     batch.bytes += raw.bytes;
     if ("problem" in raw) {
       reject({ line: raw.lineNo, code: raw.problem, reason: raw.problem === "too_long" ? "line is longer than the limit" : "line is not valid UTF-8" });
-    } else if (raw.text.trim() !== "") {
-      take(options.parser.line(raw.text, raw.lineNo), raw.lineNo);
+    } else if (result !== undefined) {
+      take(result, raw.lineNo);
     }
     batch.endOffset = raw.endOffset;
     batch.endLine = raw.lineNo;

@@ -106,6 +106,29 @@ describe("ingest pipeline", () => {
     assert.equal(summary.accepted, 999);
   });
 
+  it("starts the next batch at a line whose events would take this one past its size, unless the line alone does", async () => {
+    // A trace message line gives one event per record and key: "e1*3" stands for a line of three events.
+    const several = (line: string, lineNo: number): LineResult => {
+      const [name, times] = line.split("*");
+      return { events: Array.from({ length: Number(times ?? 1) }, (_, i) => event(`${name}.${i}`)) };
+    };
+    const sizes: number[] = [];
+    const commits: number[] = [];
+    const sink: EventSink = {
+      description: "sizes",
+      async write(events) {
+        sizes.push(events.length);
+        return { accepted: events.length, duplicates: 0, rejected: [] };
+      },
+      async close() {},
+    };
+    const lines = ["a*2", "b*2", "c*3", "d*1", "e*1", "f*7", "g*1"];
+    const summary = await runIngest({ lines: input(lines), parser: lineByLine(several), sink, batchSize: 5, onCommit: (_, line) => void commits.push(line) });
+    assert.deepEqual(sizes, [4, 5, 7, 1]);
+    assert.deepEqual(commits, [2, 5, 6, 7]);
+    assert.equal(summary.accepted, 17);
+  });
+
   it("stops at a fatal sink error and reports it", async () => {
     const { sink } = memorySink({ failOn: "e3" });
     await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parser: lineByLine(parseLine), sink, batchSize: 1 }), /store is gone/);
