@@ -1,6 +1,6 @@
 // npm run bench:ingest [-- --events N] — end-to-end ingest through the real CLI into PostgreSQL, next to a raw
 // COPY of the same normalized rows into the same indexed table, measured in the same run.
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { closeSync, createReadStream, createWriteStream, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -40,6 +40,22 @@ async function dropDatabase(name: string): Promise<void> {
   await admin.end();
 }
 
+/**
+ * Both clocks start from the same state: the files just written are on disk and PostgreSQL has written out its
+ * dirty pages. Otherwise the kernel flushing a freshly written input, or a checkpoint the fresh database's
+ * migrations made due, lands inside whichever run comes first (the CLI's measured 12–17 s for the same input).
+ */
+async function settle(url: string, files: string[]): Promise<void> {
+  for (const file of files) {
+    const fd = openSync(file, "r");
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("CHECKPOINT");
+  await client.end();
+}
 
 async function* copyRows(files: { file: string; format: string; instance?: string }[]): AsyncGenerator<string> {
   for (const { file, format, instance } of files) {
@@ -71,6 +87,7 @@ async function rawCopy(url: string, files: { file: string; format: string; insta
   const writer = await openPgWriter(url);
   await ensureEventPartitions(writer, Array.from({ length: minuteOf(range.to) - minuteOf(range.from) + 1 }, (_, i) => minuteOf(range.from) + i));
   await writer.close();
+  await settle(url, [rowsFile]);
   const started = performance.now();
   const stream = client.query(copyFrom(`COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`));
   await pipeline(createReadStream(rowsFile, { highWaterMark: 1024 * 1024 }), stream);
@@ -94,6 +111,7 @@ try {
   ];
 
   const cliUrl = await freshDatabase("dupscope_bench_cli");
+  await settle(cliUrl, files.map((f) => f.file));
   let cliMs = 0;
   let cliEvents = 0;
   let peakRssKb = 0;
