@@ -190,7 +190,10 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   });
   // One JSON document rather than an array per column: a text[] of diagnoses was escaped by node-pg and parsed by
   // PostgreSQL as an array literal before each element was parsed as jsonb (a fifth of a 1,000-key save). A diagnosis
-  // that comes out as stored keeps the stored value, already compressed, instead of compressing the same again.
+  // that comes out as stored keeps the stored value, already compressed, instead of compressing the same again; a key
+  // whose every column comes out as stored keeps its row, and diagnosed_at the time that diagnosis was made: rewritten,
+  // each such row was a new version, an index entry and a pass of the rollup trigger, for nothing
+  // (docs/performance.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim).
   await driver.run(
     `INSERT INTO key_diagnoses (biz_key, groups, topics, first_ts, last_ts, duplicates, leaked, lost, normal_retries, diagnosis, diagnosed_at)
      SELECT k, g, t, f, l, d, lk, lo, nr, dj, now()
@@ -198,7 +201,11 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
      ON CONFLICT (biz_key) DO UPDATE SET groups = EXCLUDED.groups, topics = EXCLUDED.topics, first_ts = EXCLUDED.first_ts,
        last_ts = EXCLUDED.last_ts, duplicates = EXCLUDED.duplicates, leaked = EXCLUDED.leaked, lost = EXCLUDED.lost,
        normal_retries = EXCLUDED.normal_retries, diagnosed_at = now(),
-       diagnosis = CASE WHEN key_diagnoses.diagnosis IS NOT DISTINCT FROM EXCLUDED.diagnosis THEN key_diagnoses.diagnosis ELSE EXCLUDED.diagnosis END`,
+       diagnosis = CASE WHEN key_diagnoses.diagnosis IS NOT DISTINCT FROM EXCLUDED.diagnosis THEN key_diagnoses.diagnosis ELSE EXCLUDED.diagnosis END
+     WHERE (key_diagnoses.groups, key_diagnoses.topics, key_diagnoses.first_ts, key_diagnoses.last_ts, key_diagnoses.duplicates,
+            key_diagnoses.leaked, key_diagnoses.lost, key_diagnoses.normal_retries, key_diagnoses.diagnosis)
+       IS DISTINCT FROM (EXCLUDED.groups, EXCLUDED.topics, EXCLUDED.first_ts, EXCLUDED.last_ts, EXCLUDED.duplicates,
+            EXCLUDED.leaked, EXCLUDED.lost, EXCLUDED.normal_retries, EXCLUDED.diagnosis)`,
     [JSON.stringify(rows)],
   );
   return { reachGrew };
