@@ -289,12 +289,13 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
      SELECT (SELECT count(*) FROM m) AS marks`,
     [CONTEXT_BEFORE_MS, markSettleMs],
   );
+  // The keys as an array, not a joined subquery: joined, the planner hashed them and scanned the whole queue for
+  // their rows (13–22 ms a 1,000-key claim with 60,000 queued, 8–10 ms as an array; docs/performance.md).
   const claimed = await driver.query<{ biz_key: string; since_ts: string | number | null }>(
-    `UPDATE diagnosis_queue q SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
-       FROM (SELECT biz_key FROM diagnosis_queue WHERE (claimed_until IS NULL OR claimed_until < now()) AND enqueued_at <= now()
-              ORDER BY enqueued_at, biz_key LIMIT ${Math.floor(batch)} FOR UPDATE SKIP LOCKED) c
-      WHERE q.biz_key = c.biz_key
-      RETURNING q.biz_key, q.since_ts`,
+    `UPDATE diagnosis_queue SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
+      WHERE biz_key = ANY (ARRAY(SELECT biz_key FROM diagnosis_queue WHERE (claimed_until IS NULL OR claimed_until < now()) AND enqueued_at <= now()
+              ORDER BY enqueued_at, biz_key LIMIT ${Math.floor(batch)} FOR UPDATE SKIP LOCKED))
+      RETURNING biz_key, since_ts`,
     [worker, leaseMs],
   );
   const keys = claimed.map((r) => r.biz_key).sort();
