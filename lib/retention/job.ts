@@ -38,7 +38,7 @@ async function deleteInBatches(session: SqlSession, table: string, where: string
 
 /**
  * A key's verdicts go with its key diagnosis, by key: a key still active keeps its older verdicts, so the key page
- * never shows half a history. Deleting verdicts runs the rollup triggers, which take them out of the rollups.
+ * never shows half a history. The rollup rows they count in are of minutes before `before`, deleted after them.
  */
 async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ keys: number; verdicts: number }> {
   let keys = 0;
@@ -51,6 +51,9 @@ async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ k
     if (batch.length === 0) return { keys, verdicts };
     const names = batch.map((r) => r.biz_key);
     await driver.transaction(async (tx) => {
+      // The rollup rows of the minutes before `before` are deleted next (runRetentionOnce): the delete triggers leave
+      // them alone rather than take each expired row out of them first (migration …_expired_rollups_left_alone).
+      await tx.query(`SELECT set_config('dupscope.rollups_expire_before', $1, true)`, [String(before)]);
       verdicts += await tx.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [names]);
       keys += await tx.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[]) AND last_ts < $2`, [names, before]);
     });
@@ -70,7 +73,7 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
     return {
       keyDiagnoses: keys,
       verdicts,
-      // After the verdicts: their delete trigger updates these rows, which would otherwise come back.
+      // The minutes of the verdicts and key diagnoses deleted above, whose delete triggers left these rows alone.
       duplicateRollups: await deleteInBatches(session, "duplicate_rollups", "minute < $1", [verdictsBefore]),
       keyRollups: await deleteInBatches(session, "key_rollups", "minute < $1", [verdictsBefore]),
       rebalanceRollups: await deleteInBatches(session, "rebalance_rollups", "slot < $1", [verdictsBefore]),

@@ -186,7 +186,25 @@ for (const backend of backends) {
       const rollups = `SELECT count(*) AS n FROM duplicate_rollups WHERE minute < $1`;
       assert.ok((await count(current(), rollups, [NOW - 2 * DAY_MS])) > 0);
 
+      // Rows of later minutes, of keys that stay: the run must leave them as they are.
+      const kept = () =>
+        current().driver.query(
+          `SELECT 'k' AS t, minute::text, scope, group_name, topic, keys AS n, lost AS m FROM key_rollups WHERE minute >= $1
+           UNION ALL SELECT 'd', minute::text, scope, group_name, topic || cause || outcome || layer || gap_bin, duplicates, key_firsts FROM duplicate_rollups WHERE minute >= $1
+           ORDER BY 1, 2, 3, 4, 5`,
+          [NOW - 2 * DAY_MS],
+        );
+      const keptBefore = await kept();
+
       const report = await runRetentionOnce(current().driver, { eventsMs: DAY_MS, verdictsMs: 2 * DAY_MS }, NOW);
+      assert.deepEqual(await kept(), keptBefore);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM key_rollups WHERE keys < 0 OR lost < 0`), 0);
+      assert.equal(await count(current(), `SELECT count(*) AS n FROM duplicate_rollups WHERE duplicates < 0 OR key_firsts < 0`), 0);
+      assert.equal(
+        await count(current(), `SELECT coalesce(sum(keys), 0) AS n FROM key_rollups WHERE scope = 3`),
+        await count(current(), `SELECT count(*) AS n FROM key_diagnoses`),
+        "the rollups count every key still stored, and no other",
+      );
       assert.equal(await count(current(), `SELECT count(*) AS n FROM verdicts WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
       assert.equal(await count(current(), `SELECT count(*) AS n FROM key_diagnoses WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
       assert.equal(await count(current(), rollups, [NOW - 2 * DAY_MS]), 0, "no rollup row outlives its verdicts");

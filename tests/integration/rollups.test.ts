@@ -164,6 +164,35 @@ for (const backend of backends) {
       await assertSameStory("after a key was deleted");
     });
 
+    it("a key deleted by the retention job leaves the rows of its expired minutes alone, and a later key's rows not", async () => {
+      const [old] = await store.driver.query<{ biz_key: string; last_ts: string }>(
+        `SELECT biz_key, last_ts::text FROM key_diagnoses k WHERE EXISTS (SELECT 1 FROM verdicts v WHERE v.biz_key = k.biz_key) ORDER BY last_ts LIMIT 1`,
+      );
+      // The job's cutoff: the old key's minutes are all before it (a verdict's second delivery is never after the key's last event).
+      const cutoff = Math.floor(Number(old!.last_ts) / MINUTE) * MINUTE + MINUTE;
+      const [later] = await store.driver.query<{ biz_key: string }>(
+        `SELECT biz_key FROM key_diagnoses k WHERE last_ts >= $1 AND EXISTS (SELECT 1 FROM verdicts v WHERE v.biz_key = k.biz_key)
+            AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.biz_key = k.biz_key AND v.second_ts < $1) ORDER BY biz_key LIMIT 1`,
+        [cutoff],
+      );
+      const before = await totals(store.driver, bothWays({}).rollups);
+      const [own] = await store.driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM verdicts WHERE biz_key = $1`, [later!.biz_key]);
+      const keys = [old!.biz_key, later!.biz_key];
+      await store.driver.transaction(async (tx) => {
+        await tx.query(`SELECT set_config('dupscope.rollups_expire_before', $1, true)`, [String(cutoff)]);
+        await tx.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [keys]);
+        await tx.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[])`, [keys]);
+      });
+      const afterwards = await totals(store.driver, bothWays({}).rollups);
+      assert.equal(afterwards.keys, before.keys - 1, "only the later key left the rollups");
+      assert.equal(afterwards.duplicates, before.duplicates - Number(own!.n));
+      assert.equal(afterwards.keysWithDuplicates, before.keysWithDuplicates - 1);
+      // The setting lasted the transaction only: the next delete rolls as any other.
+      const [next] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts >= $1 ORDER BY biz_key LIMIT 1`, [cutoff]);
+      await store.driver.run(`DELETE FROM key_diagnoses WHERE biz_key = $1`, [next!.biz_key]);
+      assert.equal((await totals(store.driver, bothWays({}).rollups)).keys, afterwards.keys - 1);
+    });
+
     it("the filter menus list the groups and topics with keys in the range", async () => {
       const choices = await filterChoices(store.driver, bothWays({}).rollups);
       assert.ok(choices.groups.includes("cg_order_paid") && choices.groups.includes("cg_ledger"), JSON.stringify(choices));
