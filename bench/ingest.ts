@@ -13,7 +13,7 @@ import { openStore } from "../lib/store/open.ts";
 import { eventCopyLine, EVENT_COLUMNS } from "../lib/store/copy-text.ts";
 import { ensureEventPartitions, minuteOf } from "../lib/store/partitions.ts";
 import { openPgWriter } from "../lib/store/pg-writer.ts";
-import { arg, databaseUrl, fmt, runCli } from "./common.ts";
+import { adminQuery, arg, databaseUrl, fmt, runCli } from "./common.ts";
 import { generateInput } from "./generate.ts";
 
 const EVENTS = Number(arg("events", "1000000"));
@@ -51,10 +51,7 @@ async function settle(url: string, files: string[]): Promise<void> {
     fsyncSync(fd);
     closeSync(fd);
   }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query("CHECKPOINT");
-  await client.end();
+  await adminQuery(url, "CHECKPOINT");
 }
 
 async function* copyRows(files: { file: string; format: string; instance?: string }[]): AsyncGenerator<string> {

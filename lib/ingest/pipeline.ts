@@ -108,6 +108,13 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     void tracked.then(() => inFlight.delete(tracked));
   };
 
+  /** Sends the batch, starts the next where it ended, and waits while too many are in flight. */
+  const cut = async () => {
+    send(batch);
+    batch = newBatch(batch.endOffset, batch.endLine);
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+  };
+
   let batch = newBatch(0, 0);
   let lastLineAt = Date.now();
   /** Whether the open record, if any, has been completed by `end()` since the last line. */
@@ -134,16 +141,10 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
       const result = parseLine(raw);
       // A line whose events would take the batch past its size starts the next one: a batch one or two events
       // over the size made the store write a second chunk of those few rows, in a transaction of their own.
-      if (result !== undefined && batch.count > 0 && batch.count + result.events.length > batchSize) {
-        send(batch);
-        batch = newBatch(batch.endOffset, batch.endLine);
-        while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
-      }
+      if (result !== undefined && batch.count > 0 && batch.count + result.events.length > batchSize) await cut();
       ingestLine(raw, result);
       if (batch.count >= batchSize || batch.bytes >= batchBytes) {
-        send(batch);
-        batch = newBatch(raw.endOffset, raw.lineNo);
-        while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+        await cut();
       } else if (progress.lines % 10_000 === 0) {
         options.onProgress?.(progress);
       }
