@@ -62,6 +62,14 @@ interface Batch {
 const HAND_OVER = 256;
 
 /**
+ * While a batch is being written, the parser gives the event loop a turn at least this often. A write is several
+ * round trips (BEGIN, COPY, the journal row, COMMIT), and each reply waits for a turn: parsing a 1 MB read chunk
+ * without one took ~30 ms, so a write's connection sat idle in its transaction for much of its time and the
+ * runs were bimodal (docs/performance.md).
+ */
+const TURN_EVERY_MS = 0.5;
+
+/**
  * Parse → batch → store, streaming: memory holds at most `inFlight + 1` batches whatever the input size. Parsing
  * the next batch overlaps with storing the previous one. Batches end on line boundaries and are committed in
  * order, so `committedOffset` never passes a line whose events are not all stored.
@@ -116,6 +124,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   };
 
   let batch = newBatch(0, 0);
+  let turnAt = performance.now();
   let lastLineAt = Date.now();
   /** Whether the open record, if any, has been completed by `end()` since the last line. */
   let ended = false;
@@ -147,6 +156,10 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
         await cut();
       } else if (progress.lines % 10_000 === 0) {
         options.onProgress?.(progress);
+      }
+      if (inFlight.size > 0 && performance.now() - turnAt >= TURN_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turnAt = performance.now();
       }
     }
   } finally {

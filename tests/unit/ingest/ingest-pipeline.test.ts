@@ -129,6 +129,39 @@ describe("ingest pipeline", () => {
     assert.equal(summary.accepted, 17);
   });
 
+  it("lets a write's round trips through while it parses, not only when it waits for a batch to finish", async () => {
+    // A write to PostgreSQL is several round trips, each reply handled in a turn of the event loop. The lines come
+    // from one chunk already read, so without turns given on purpose the parser would run on until the pipeline
+    // blocked on a full set of batches in flight, and the write's connection would sit idle meanwhile.
+    const ROUND_TRIPS = 4;
+    const BATCH = 100;
+    let parsed = 0;
+    const lag: number[] = [];
+    const sink: EventSink = {
+      description: "round trips",
+      async write(events) {
+        const sentAt = parsed;
+        for (let i = 0; i < ROUND_TRIPS; i++) await new Promise((resolve) => setImmediate(resolve));
+        lag.push(parsed - sentAt);
+        return { accepted: events.length, duplicates: 0, rejected: [] };
+      },
+      async close() {},
+    };
+    const slowParse = (line: string, lineNo: number): LineResult => {
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+      parsed++;
+      return parseLine(line, lineNo);
+    };
+    const lines = Array.from({ length: 5 * BATCH }, (_, i) => `e${i}`);
+    const summary = await runIngest({ lines: input(lines), parser: lineByLine(slowParse), sink, batchSize: BATCH, inFlight: 2 });
+    assert.equal(summary.accepted, lines.length);
+    assert.ok(lag.length >= 5);
+    // Each write is done within a few turns (a turn every half millisecond, ~5 lines here), well before the parser
+    // has filled the next batch.
+    for (const lines of lag) assert.ok(lines < BATCH / 2, `a write finished only ${lines} lines after it was sent: ${lag.join(", ")}`);
+  });
+
   it("stops at a fatal sink error and reports it", async () => {
     const { sink } = memorySink({ failOn: "e3" });
     await assert.rejects(runIngest({ lines: input(["e1", "e2", "e3", "e4"]), parser: lineByLine(parseLine), sink, batchSize: 1 }), /store is gone/);
