@@ -12,7 +12,7 @@ export interface SqlSession {
   /** Runs one statement and returns how many rows it affected. */
   run(sql: string, params?: unknown[]): Promise<number>;
   /** `COPY … FROM STDIN` with text-format rows; only PostgreSQL has it (PGlite sessions leave it undefined). */
-  copyIn?(sql: string, rows: Iterable<string>): Promise<void>;
+  copyIn?(sql: string, rows: Iterable<string | Buffer>): Promise<void>;
 }
 
 /** A statement run often with other values: prepared once per connection, then only executed (SqlDriver.prepared). */
@@ -54,7 +54,7 @@ function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
     },
     ...("release" in client
       ? {
-          async copyIn(sql: string, rows: Iterable<string>) {
+          async copyIn(sql: string, rows: Iterable<string | Buffer>) {
             await pipeline(Readable.from(rows), client.query(copyFrom(sql)));
           },
         }

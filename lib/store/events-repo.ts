@@ -129,8 +129,12 @@ export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[],
 
 interface Chunk {
   rows: number;
-  /** The rows' COPY text, in pieces of a few hundred rows: one string appended to row by row is a rope the collector has to trace. */
-  text: string[];
+  /**
+   * The rows' COPY text, in pieces of a few hundred rows: one string appended to row by row is a rope the collector
+   * has to trace. Encoded as each piece is joined, so a batch waiting to be written is off the JS heap, where the
+   * young collector would copy it and then promote it.
+   */
+  text: Buffer[];
   /** Each row's index in the batch. */
   indexes: number[];
   /**
@@ -185,7 +189,7 @@ export class CopyRowsBuilder {
 
   private joinLines(): void {
     if (this.lines.length === 0) return;
-    this.chunk.text.push(this.lines.join(""));
+    this.chunk.text.push(Buffer.from(this.lines.join("")));
     this.lines = [];
   }
 
@@ -281,13 +285,13 @@ type ChunkRow = { line: string; index: number };
 
 /** The chunk's rows with their batch indexes; only split apart when the database refused the chunk. */
 function rowsOf(chunk: Chunk): ChunkRow[] {
-  const lines = chunk.text.join("").split("\n");
+  const lines = Buffer.concat(chunk.text).toString().split("\n");
   lines.pop();
   return lines.map((body, i) => ({ line: `${body}\n`, index: chunk.indexes[i]! }));
 }
 
 function chunkOf(rows: ChunkRow[]): Chunk {
-  return { rows: rows.length, text: [rows.map((r) => r.line).join("")], indexes: rows.map((r) => r.index) };
+  return { rows: rows.length, text: [Buffer.from(rows.map((r) => r.line).join(""))], indexes: rows.map((r) => r.index) };
 }
 
 const COPY_EVENTS = `COPY events (${EVENT_COLUMNS.join(", ")}) FROM STDIN`;
