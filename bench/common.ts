@@ -65,6 +65,8 @@ export interface CliSummary {
   accepted: number;
   duplicates: number;
   rejected: number;
+  /** The pipeline's own clock: the run without the process's start and the store's opening. */
+  elapsedMs: number;
   maxRssKb: number;
 }
 

@@ -115,6 +115,7 @@ try {
   for (const f of files) {
     const { summary, ms } = await runCli(["ingest", "--format", f.format, ...(f.instance ? ["--instance", f.instance] : []), "--database", cliUrl, f.file]);
     cliMs += ms;
+    console.log(`  ${f.format}: ${fmt(summary.accepted)} events in ${(ms / 1000).toFixed(2)} s (the pipeline's own clock: ${(summary.elapsedMs / 1000).toFixed(2)} s)`);
     cliEvents += summary.accepted;
     peakRssKb = Math.max(peakRssKb, summary.maxRssKb);
     if (summary.rejected > 0) console.log(`warning: ${summary.rejected} rejected in ${f.file}`);
