@@ -26,3 +26,22 @@ export function runEvery(intervalMs: number, run: (stopped: () => boolean) => Pr
     },
   };
 }
+
+/**
+ * For a long stretch of synchronous work in a process that also answers requests or waits on replies: call the
+ * returned function between pieces. Once `everyMs` has passed since the last turn it returns a promise that settles
+ * after the event loop has had one (I/O callbacks included); otherwise undefined, which an `await` passes through in
+ * a microtask, without a turn.
+ */
+export function eventLoopTurns(everyMs: number): () => Promise<void> | undefined {
+  let turnAt = performance.now();
+  return () => {
+    if (performance.now() - turnAt < everyMs) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        turnAt = performance.now();
+        resolve();
+      }),
+    );
+  };
+}

@@ -1,5 +1,6 @@
 import { lineOfEvent, type LineParser, type LineResult, type ParseIssue } from "../../collectors/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
+import { eventLoopTurns } from "../periodic.ts";
 import type { RawLine } from "./line-reader.ts";
 import { openBatch, type EventSink, type SinkBatch } from "./sink.ts";
 
@@ -124,7 +125,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   };
 
   let batch = newBatch(0, 0);
-  let turnAt = performance.now();
+  const turn = eventLoopTurns(TURN_EVERY_MS);
   let lastLineAt = Date.now();
   /** Whether the open record, if any, has been completed by `end()` since the last line. */
   let ended = false;
@@ -157,10 +158,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
       } else if (progress.lines % 10_000 === 0) {
         options.onProgress?.(progress);
       }
-      if (inFlight.size > 0 && performance.now() - turnAt >= TURN_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turnAt = performance.now();
-      }
+      if (inFlight.size > 0) await turn();
     }
   } finally {
     clearInterval(idleFlush);
