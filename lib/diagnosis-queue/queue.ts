@@ -5,6 +5,7 @@ import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
 import { countsAsDuplicate } from "../diagnosis/vocabulary.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { eventLoopTurns } from "../periodic.ts";
 import { foldJournal } from "../store/ingest-journal.ts";
 import { loadDiagnosisInputs, type StoredDiagnosisInput } from "../queries/diagnosis-input.ts";
 import { rawEventsFrom } from "../queries/retention.ts";
@@ -25,10 +26,23 @@ export interface DiagnosedKey {
 
 const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
 
+/**
+ * The diagnosis of a step's keys gives the server's event loop a turn at least this often: a 1,000-key step is tens
+ * of milliseconds of pure computation, and a key page asked for meanwhile (the same process serves it) would wait
+ * for all of it, twice with two loops (docs/performance.md).
+ */
+const TURN_EVERY_MS = 2;
+
 /** `eventsFrom`: for some keys, the time from which their events are read (loadDiagnosisInputs); others are read whole. */
 export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[], eventsFrom?: ReadonlyMap<string, number>): Promise<DiagnosedKey[]> {
   const inputs = await loadDiagnosisInputs(driver, bizKeys, eventsFrom);
-  return inputs.map((input) => ({ input, ...diagnoseKeyWithReach(input) }));
+  const diagnosed: DiagnosedKey[] = [];
+  const turn = eventLoopTurns(TURN_EVERY_MS);
+  for (const input of inputs) {
+    diagnosed.push({ input, ...diagnoseKeyWithReach(input) });
+    await turn();
+  }
+  return diagnosed;
 }
 
 function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis, reachTs: number) {
