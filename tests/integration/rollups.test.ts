@@ -151,6 +151,38 @@ for (const backend of backends) {
       await assertSameStory("after keys moved minute, lost a message and joined a group");
     });
 
+    it("count a key of several groups and topics once in each of its pairs, groups, topics and the total", async () => {
+      // What key_rollups must hold in every scope, counted from key_diagnoses the way the rollups were defined first:
+      // every scope for every (group, topic) pair, repeats removed per key.
+      const truth = () =>
+        store.driver.query<{ minute: string; scope: number; g: string; t: string; keys: string; lost: string }>(
+          `SELECT (k.last_ts / 60000) * 60000 AS minute, s.scope, s.g, s.t, count(*)::text AS keys, sum(k.lost)::text AS lost
+             FROM key_diagnoses k CROSS JOIN LATERAL (
+               SELECT DISTINCT v.scope, v.g, v.t
+                 FROM unnest(CASE WHEN cardinality(k.groups) = 0 THEN ARRAY['']::text[] ELSE k.groups END) AS g(name),
+                      unnest(CASE WHEN cardinality(k.topics) = 0 THEN ARRAY['']::text[] ELSE k.topics END) AS t(name),
+                      LATERAL (VALUES (0::smallint, g.name, t.name), (1::smallint, g.name, ''), (2::smallint, '', t.name), (3::smallint, '', '')) AS v(scope, g, t)) s
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+        );
+      const rolled = () =>
+        store.driver.query<{ minute: string; scope: number; g: string; t: string; keys: string; lost: string }>(
+          `SELECT minute, scope, group_name AS g, topic AS t, sum(keys)::text AS keys, sum(lost)::text AS lost FROM key_rollups
+            GROUP BY 1, 2, 3, 4 HAVING sum(keys) <> 0 ORDER BY 1, 2, 3, 4`,
+        );
+      const keys = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses ORDER BY biz_key DESC LIMIT 3`);
+      const [wide, topicless, groupless] = keys.map((k) => k.biz_key);
+      await store.driver.run(`UPDATE key_diagnoses SET groups = ARRAY['cg_wide_a', 'cg_wide_b'], topics = ARRAY['T_wide_a', 'T_wide_b'], lost = 2 WHERE biz_key = $1`, [wide]);
+      await store.driver.run(`UPDATE key_diagnoses SET groups = ARRAY['cg_wide_a', 'cg_wide_c'], topics = '{}' WHERE biz_key = $1`, [topicless]);
+      await store.driver.run(`UPDATE key_diagnoses SET groups = '{}', topics = ARRAY['T_wide_a', 'T_wide_b'] WHERE biz_key = $1`, [groupless]);
+      const expected = await truth();
+      assert.ok(expected.some((r) => r.scope === 0 && r.g === "cg_wide_b" && r.t === "T_wide_a" && r.lost === "2"), JSON.stringify(expected.filter((r) => r.g.startsWith("cg_wide"))));
+      assert.deepEqual(await rolled(), expected);
+      // And back: each key leaves every row it was counted in.
+      await store.driver.run(`UPDATE key_diagnoses SET groups = ARRAY['cg_wide_d'], topics = ARRAY['T_wide_c'], lost = 0 WHERE biz_key = ANY($1::text[])`, [[wide, topicless, groupless]]);
+      assert.deepEqual(await rolled(), await truth());
+      assert.ok(!(await rolled()).some((r) => r.g === "cg_wide_a" || r.t === "T_wide_a"));
+    });
+
     it("a deleted key leaves the rollups", async () => {
       const [key] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM verdicts ORDER BY biz_key LIMIT 1`);
       const before = await totals(store.driver, bothWays({}).rollups);
