@@ -7,10 +7,11 @@
 // sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
 // and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95, the
 // processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before
-// the stream, a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the
-// rate grows by N every --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s
-// and the diagnosis backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there
-// when the run ends, to open in Chrome DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
+// the stream, it prints the PostgreSQL settings that change these figures most, and a bare COPY into an unindexed
+// table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every --step-minutes,
+// and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis backlog not growing.
+// --profile-server DIR writes the server's CPU profile (node --cpu-prof) there when the run ends, to open in Chrome
+// DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
@@ -81,6 +82,12 @@ await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS "${DATABASE}" WITH (FORCE)`
 await adminQuery(ADMIN_URL, `CREATE DATABASE "${DATABASE}"`);
 const setup = await openPgWriter(url);
 console.log(`bench:soak — ${MINUTES} min at ${fmt(RATE)} events/s${RAMP > 0 ? `, +${fmt(RAMP)} every ${STEP_MINUTES} min` : ""}, ${WRITERS} writers, retention ${RETENTION}, partitions of ${PARTITION}, ${DIAGNOSIS_LOOPS} diagnosis loop(s); ${loadAverage()}`);
+// Figures from machines whose PostgreSQL is set up differently are not comparable: the run says how this one is.
+const settings = await setup.query<{ name: string; setting: string }>(
+  `SELECT name, current_setting(name) AS setting FROM pg_settings
+    WHERE name IN ('shared_buffers', 'synchronous_commit', 'autovacuum', 'max_wal_size', 'wal_sync_method') ORDER BY name`,
+);
+console.log(`PostgreSQL: ${settings.map((s) => `${s.name} ${s.setting}`).join(", ")}`);
 const baseline = await bareCopyRate(setup);
 console.log(`baseline, same process: bare COPY into an unindexed table ${fmt(baseline)} rows/s`);
 
