@@ -1,8 +1,9 @@
 -- A key delivered in groups A and B of topic T counts once in (A,T), (B,T), A, B, T and the total. The rows of each
 -- scope are now generated once per key, where every scope was generated for every (group, topic) pair and the
 -- repeats removed with DISTINCT: that sort, of four rows a key keyed by the key's id, was most of the rollup trigger,
--- which was a third of the worker's save of 1,000 keys (docs/performance.md#the-key-rollups-without-a-sort). A key's
--- groups and topics hold no repeats (lib/diagnosis-queue/queue.ts writes each once).
+-- which was a third of the key_diagnoses upsert in a save of 1,000 keys
+-- (docs/performance.md#the-key-rollups-without-a-sort). A key's groups and topics hold no repeats
+-- (lib/diagnosis-queue/queue.ts writes each once).
 CREATE OR REPLACE FUNCTION "dupscope_roll_keys"("rows" "key_diagnoses"[], "sign" INTEGER) RETURNS void LANGUAGE sql AS $$
     WITH k AS (
         SELECT (r."last_ts" / 60000) * 60000 AS "minute", r."lost",
