@@ -41,7 +41,7 @@ async function drainDiagnosisQueue(driver: SqlDriver): Promise<void> {
   let lastReport = started;
   for (;;) {
     const step = await processQueueStep(driver, { batch: 500 });
-    diagnosed += step.keysDiagnosed;
+    diagnosed += step.keysDiagnosed + step.keysSettled;
     if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
     if (performance.now() - lastReport > 15_000) {
       lastReport = performance.now();

@@ -66,7 +66,7 @@ try {
   const stream = new Stream();
   const orders = KEYS * STEPS;
   for (let done = 0; done < orders; done += 1000) await insertCopyRows(driver, toCopyRows(stream.orders(Math.min(1000, orders - done), Date.now() - 60_000)));
-  while ((await foldJournal(driver)) > 0);
+  while ((await foldJournal(driver)).rows > 0);
   const queued = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM diagnosis_queue ORDER BY biz_key`);
   const steps: DiagnosedKey[][] = [];
   for (let i = 0; i < STEPS; i++) steps.push(await diagnoseKeys(driver, queued.slice(i * KEYS, (i + 1) * KEYS).map((r) => r.biz_key)));

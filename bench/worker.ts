@@ -51,7 +51,7 @@ async function fill(driver: SqlDriver): Promise<string[]> {
     if (result.rejected.length > 0) throw new Error(`the store refused ${result.rejected.length} events: ${result.rejected[0]!.reason}`);
     if ((done + count) % 20_000 === 0 || done + count === ORDERS) process.stdout.write(`\rfilled ${fmt(done + count)} of ${fmt(ORDERS)} orders`);
   }
-  while ((await foldJournal(driver)) > 0);
+  while ((await foldJournal(driver)).rows > 0);
   process.stdout.write("\n");
   // Spread over the stream, as a backlog's keys are.
   const every = ORDERS / KEYS;

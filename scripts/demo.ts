@@ -138,8 +138,8 @@ async function diagnose(store: Store): Promise<number> {
   progress("diagnosing…", true);
   for (;;) {
     const step = await processQueueStep(store.driver);
-    diagnosed += step.keysDiagnosed;
-    if (step.keysDiagnosed === 0 && step.marksExpanded === 0) return diagnosed;
+    diagnosed += step.keysDiagnosed + step.keysSettled;
+    if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) return diagnosed;
     progress(`diagnosing: ${count(diagnosed)} keys done, ${count(await queuedKeys(store.driver))} left`, false);
   }
 }

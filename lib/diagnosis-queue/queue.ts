@@ -121,6 +121,27 @@ async function storedVerdicts(driver: SqlDriver, keys: string[]): Promise<Map<st
   return new Map([...byKey].map(([key, { values, reachTs }]) => [key, { signature: signature(values), reachTs }]));
 }
 
+/**
+ * A key's row in key_diagnoses, as saveDiagnoses writes it: the full diagnosis only when it found something. Groups
+ * and topics sorted, as the fold writes those of a key delivered once (lib/store/plain-keys.ts).
+ */
+export function keyRow({ input, diagnosis }: Pick<DiagnosedKey, "input" | "diagnosis">) {
+  const ts = input.events.map((e) => e.ts);
+  const interesting = diagnosis.duplicates.length > 0 || diagnosis.lost.length > 0;
+  return {
+    k: input.bizKey,
+    g: uniq(input.events.map((e) => e.group)).sort(),
+    t: uniq(input.events.map((e) => e.topic)).sort(),
+    f: Math.min(...ts),
+    l: Math.max(...ts),
+    d: diagnosis.duplicates.filter(countsAsDuplicate).length,
+    lk: diagnosis.duplicates.filter((v) => v.outcome === "leaked").length,
+    lo: diagnosis.lost.length,
+    nr: diagnosis.normalRetries.length,
+    dj: interesting ? diagnosis : null,
+  };
+}
+
 export interface SavedDiagnoses {
   /**
    * Keys whose verdicts now reach later than their stored ones did. Another worker may have expanded the mark of a
@@ -186,37 +207,25 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
     );
   }
   if (results.length === 0) return { reachGrew };
-  const rows = results.map(({ input, diagnosis }) => {
-    const ts = input.events.map((e) => e.ts);
-    const interesting = diagnosis.duplicates.length > 0 || diagnosis.lost.length > 0;
-    return {
-      k: input.bizKey,
-      g: uniq(input.events.map((e) => e.group)),
-      t: uniq(input.events.map((e) => e.topic)),
-      f: Math.min(...ts),
-      l: Math.max(...ts),
-      d: diagnosis.duplicates.filter(countsAsDuplicate).length,
-      lk: diagnosis.duplicates.filter((v) => v.outcome === "leaked").length,
-      lo: diagnosis.lost.length,
-      nr: diagnosis.normalRetries.length,
-      dj: interesting ? diagnosis : null,
-    };
-  });
+  const rows = results.map(keyRow);
   // One JSON document rather than an array per column: a text[] of diagnoses was escaped by node-pg and parsed by
   // PostgreSQL as an array literal before each element was parsed as jsonb (a fifth of a 1,000-key save). A diagnosis
   // that comes out as stored keeps the stored value, already compressed, instead of compressing the same again; a key
   // whose every column comes out as stored keeps its row, and diagnosed_at the time that diagnosis was made: rewritten,
   // each such row was a new version, an index entry and a pass of the rollup trigger, for nothing
-  // (docs/performance.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim).
+  // (docs/performance.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim). A row the fold wrote for a key
+  // delivered once loses its summary (plain): its key's events are no longer all the summary says, and later ones go
+  // to a worker too (lib/store/plain-keys.ts).
   await driver.run(
     `INSERT INTO key_diagnoses (biz_key, groups, topics, first_ts, last_ts, duplicates, leaked, lost, normal_retries, diagnosis, diagnosed_at)
      SELECT k, g, t, f, l, d, lk, lo, nr, dj, now()
-       FROM jsonb_to_recordset($1::jsonb) AS u(k text, g text[], t text[], f bigint, l bigint, d int, lk int, lo int, nr int, dj jsonb)
+       FROM jsonb_to_recordset($1::jsonb) AS u(k text, g text[], t text[], f bigint, l bigint, d int, lk int, lo int, nr int, dj jsonb) ORDER BY k
      ON CONFLICT (biz_key) DO UPDATE SET groups = EXCLUDED.groups, topics = EXCLUDED.topics, first_ts = EXCLUDED.first_ts,
        last_ts = EXCLUDED.last_ts, duplicates = EXCLUDED.duplicates, leaked = EXCLUDED.leaked, lost = EXCLUDED.lost,
-       normal_retries = EXCLUDED.normal_retries, diagnosed_at = now(),
+       normal_retries = EXCLUDED.normal_retries, diagnosed_at = now(), plain = NULL,
        diagnosis = CASE WHEN key_diagnoses.diagnosis IS NOT DISTINCT FROM EXCLUDED.diagnosis THEN key_diagnoses.diagnosis ELSE EXCLUDED.diagnosis END
-     WHERE (key_diagnoses.groups, key_diagnoses.topics, key_diagnoses.first_ts, key_diagnoses.last_ts, key_diagnoses.duplicates,
+     WHERE key_diagnoses.plain IS NOT NULL
+        OR (key_diagnoses.groups, key_diagnoses.topics, key_diagnoses.first_ts, key_diagnoses.last_ts, key_diagnoses.duplicates,
             key_diagnoses.leaked, key_diagnoses.lost, key_diagnoses.normal_retries, key_diagnoses.diagnosis)
        IS DISTINCT FROM (EXCLUDED.groups, EXCLUDED.topics, EXCLUDED.first_ts, EXCLUDED.last_ts, EXCLUDED.duplicates,
             EXCLUDED.leaked, EXCLUDED.lost, EXCLUDED.normal_retries, EXCLUDED.diagnosis)`,
@@ -228,6 +237,8 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
 export interface QueueStep {
   /** Ingest journal rows folded into the queue, marks and counters (lib/store/ingest-journal.ts). */
   journalFolded: number;
+  /** Keys delivered once that the fold wrote the rows of, without the queue (lib/store/plain-keys.ts). */
+  keysSettled: number;
   marksExpanded: number;
   keysDiagnosed: number;
 }
@@ -272,7 +283,7 @@ export interface StepOptions {
  */
 export async function processQueueStep(driver: SqlDriver, options: StepOptions = {}): Promise<QueueStep> {
   const { batch = 200, worker = WORKER_ID, leaseMs = DEFAULT_LEASE_MS, markSettleMs = 0 } = options;
-  const journalFolded = await foldJournal(driver);
+  const { rows: journalFolded, keysSettled } = await foldJournal(driver);
   // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. Only keys with a
   // duplicate are queued again, from CONTEXT_BEFORE_MS before its first delivery (a key's context reaches that far
   // before each of its events) up to its key's reach, past which no line changes the diagnosis (lib/diagnosis/reach.ts).
@@ -333,7 +344,7 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
     // Whatever is still ours (touched meanwhile, or not diagnosed because of an error) goes back to the queue.
     await driver.run(`UPDATE diagnosis_queue SET claimed_by = NULL, claimed_until = NULL WHERE biz_key = ANY($1::text[]) AND claimed_by = $2`, [keys, worker]).catch(() => {});
   }
-  return { journalFolded, marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length };
+  return { journalFolded, keysSettled, marksExpanded: Number(expanded?.marks ?? 0), keysDiagnosed: keys.length };
 }
 
 /**

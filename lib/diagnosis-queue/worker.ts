@@ -73,7 +73,9 @@ function startLoop(driver: SqlDriver, intervalMs: number, worker: string): Worke
       for (;;) {
         if (stopped()) return;
         const step = await processQueueStep(driver, { leaseMs, batch: STEP_KEYS, markSettleMs: MARK_SETTLE_MS, worker });
-        diagnosed += step.keysDiagnosed;
+        // Keys the fold settled as delivered once count as diagnosed: their rows are written.
+        const keys = step.keysDiagnosed + step.keysSettled;
+        diagnosed += keys;
         if (step.keysDiagnosed === 0 && step.marksExpanded === 0 && step.journalFolded === 0) break;
         // Only a step that did something left dead rows.
         if (Date.now() - vacuumedAt >= QUEUE_VACUUM_MS) {
@@ -81,7 +83,7 @@ function startLoop(driver: SqlDriver, intervalMs: number, worker: string): Worke
           await vacuumQueueTables(driver).catch((error: unknown) => log.warn({ err: error }, "vacuum of the diagnosis queue's tables failed; will retry"));
         }
         // Open dashboards hear of each step, not only the end of a long backlog.
-        if (step.keysDiagnosed > 0) liveChannel().publish({ type: "diagnosed", keys: step.keysDiagnosed, at: Date.now() });
+        if (keys > 0) liveChannel().publish({ type: "diagnosed", keys, at: Date.now() });
         await new Promise((resolve) => setImmediate(resolve));
       }
       if (diagnosed > 0) log.info({ keys: diagnosed, ms: Date.now() - started }, "diagnosed keys");

@@ -1,5 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import { PlainKeys, type PlainFacts, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
+import { settlePlainKeys } from "./plain-keys.ts";
 
 /**
  * The ingest journal (prisma/migrations/…_ingest_journal): what a batch of newly stored events asks of the rest
@@ -28,6 +30,13 @@ export interface Contribution {
   action: string | null;
   /** A keyless event's detail.keys: the KEYS of the message a client-log line is about, which makes it that key's event. */
   namedKeys: readonly string[];
+  /** What tells a key delivered once (lib/diagnosis/plain.ts), for keyed events. */
+  instance: string | null;
+  queue: string | null;
+  queueOffset: number | null;
+  retryTimes: number | null;
+  requestId: string | null;
+  template: string | null;
 }
 
 const NO_KEYS: readonly string[] = [];
@@ -58,6 +67,33 @@ export function contributionOf(e: NormalizedEvent): Contribution {
     decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
     action: textOf(detail.action),
     namedKeys: e.bizKey === null ? namedKeysOf(detail.keys) : NO_KEYS,
+    instance: e.instance,
+    queue: e.queue,
+    queueOffset: e.queueOffset,
+    retryTimes: e.retryTimes,
+    requestId: nonEmptyString(detail.requestId),
+    template: typeof detail.template === "string" ? detail.template : null,
+  };
+}
+
+const nonEmptyString = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
+
+/** The facts of an event that tell a key delivered once, as its row returns them too (RETURNED_CONTRIBUTION). */
+function plainFactsOf(e: NormalizedEvent): PlainFacts {
+  const detail = e.detail as Record<string, unknown>;
+  return {
+    kind: e.kind,
+    ts: e.ts,
+    msgId: e.msgId,
+    group: e.group,
+    topic: e.topic,
+    instance: e.instance,
+    queue: e.queue,
+    queueOffset: e.queueOffset,
+    retryTimes: e.retryTimes,
+    requestId: nonEmptyString(detail.requestId),
+    decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
+    template: typeof detail.template === "string" ? detail.template : null,
   };
 }
 
@@ -110,7 +146,14 @@ export interface JournalBatch {
   rebalances: [string, string, number][];
   /** [10-second slot, group, topic, count] of ownership changes, for the groups page. */
   slots: [number, string, string, number][];
+  /**
+   * [index in `keys`, groups, topics, first ts, last ts, the rest of the summary] of the keys whose events in the
+   * batch could be of a key delivered once (lib/diagnosis/plain.ts): the fold may settle them without a worker.
+   */
+  plain: PlainEntry[];
 }
+
+type PlainEntry = [number, string[], string[], number, number, StoredPlain];
 
 function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by = 1): void {
   const entry = map.get(id);
@@ -132,14 +175,17 @@ export class JournalBuilder {
   private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
+  private readonly plain = new PlainKeys();
   add(r: Contribution): void {
     this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys);
+    if (r.bizKey !== null) this.plain.add(r.bizKey, r);
     this.byKind(r);
   }
 
   /** The same as add(contributionOf(e)), without building a Contribution for the rows whose kind needs none. */
   addEvent(e: NormalizedEvent): void {
     this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : NO_KEYS);
+    if (e.bizKey !== null) this.plain.add(e.bizKey, plainFactsOf(e));
     if (DEDUP_KINDS.has(e.kind) || e.kind === "rebalance") this.byKind(contributionOf(e));
   }
 
@@ -147,7 +193,10 @@ export class JournalBuilder {
     if (bizKey !== null) this.key(bizKey, ts);
     else {
       if (msgId !== null) this.keyless.add(msgId);
-      for (const k of namedKeys) this.key(k, ts);
+      for (const k of namedKeys) {
+        this.key(k, ts);
+        this.plain.disqualify(k);
+      }
       const mark = this.marks.get(group);
       if (mark) {
         mark[1] = Math.min(mark[1], ts);
@@ -202,8 +251,10 @@ export class JournalBuilder {
 
   /** The journal of the rows added so far; the builder is left as it was, so a retried write can ask again. */
   finish(): JournalBatch {
+    const keys = [...this.keys.keys()];
+    const index = new Map(keys.map((k, i) => [k, i]));
     return {
-      keys: [...this.keys.keys()],
+      keys,
       keysFrom: [...this.keys.values()],
       keylessMsgIds: [...this.keyless],
       marks: [...this.marks.values()].map((m) => [...m]),
@@ -211,6 +262,7 @@ export class JournalBuilder {
       decisions: [...this.decisions.values()].map(({ key, n }) => [...key, n]),
       rebalances: [...this.rebalances.values()].map(({ key, n }) => [...key, n]),
       slots: [...this.slots.values()].map(({ key, n }) => [...key, n]),
+      plain: this.plain.entries().map(([k, s]): PlainEntry => [index.get(k)!, s.groups, s.topics, s.first, s.last, storedPlain(s)]),
     };
   }
 }
@@ -227,7 +279,9 @@ export function journalOf(rows: Iterable<Contribution>): JournalBatch {
  */
 export const RETURNED_CONTRIBUTION = `id, ts, biz_key, msg_id, group_name, topic, source, kind, detail->>'layer' AS layer,
   detail ? 'decision' AS has_decision, detail->>'decision' AS decision, detail->>'action' AS action,
-  CASE WHEN biz_key IS NULL THEN detail->'keys' END AS named_keys`;
+  CASE WHEN biz_key IS NULL THEN detail->'keys' END AS named_keys, instance, queue, queue_offset, retry_times,
+  CASE WHEN jsonb_typeof(detail->'requestId') = 'string' THEN nullif(detail->>'requestId', '') END AS request_id,
+  CASE WHEN jsonb_typeof(detail->'template') = 'string' THEN detail->>'template' END AS template`;
 
 export interface ReturnedRow {
   id: string;
@@ -243,6 +297,12 @@ export interface ReturnedRow {
   decision: string | null;
   action: string | null;
   named_keys: unknown;
+  instance: string | null;
+  queue: string | null;
+  queue_offset: string | number | null;
+  retry_times: number | null;
+  request_id: string | null;
+  template: string | null;
 }
 
 export function contributionOfRow(row: ReturnedRow): Contribution {
@@ -259,6 +319,12 @@ export function contributionOfRow(row: ReturnedRow): Contribution {
     decision: row.has_decision ? row.decision : undefined,
     action: row.action,
     namedKeys: namedKeysOf(typeof row.named_keys === "string" ? JSON.parse(row.named_keys) : row.named_keys),
+    instance: row.instance,
+    queue: row.queue,
+    queueOffset: row.queue_offset === null ? null : Number(row.queue_offset),
+    retryTimes: row.retry_times,
+    requestId: row.request_id,
+    template: row.template,
   };
 }
 
@@ -278,21 +344,28 @@ export async function writeJournal(session: SqlSession, journal: JournalBatch): 
 /** Journal rows folded per transaction: enough to merge many batches' counters, few enough to keep it short. */
 const FOLD_ROWS = 200;
 
+export interface Fold {
+  /** Journal rows folded. */
+  rows: number;
+  /** Keys delivered once whose rows the fold wrote itself (lib/store/plain-keys.ts). */
+  keysSettled: number;
+}
+
 /**
- * Folds up to FOLD_ROWS journal rows into the diagnosis queue, the marks, ingest_sources, metric_counters and the
- * rebalance rollups, and deletes them, in one transaction: a process killed meanwhile folds nothing, and the rows
- * wait for the next worker. Rows another worker is folding are skipped (SKIP LOCKED), and every upsert runs in one
- * sorted order, so concurrent folds neither block for long nor deadlock. Returns how many rows were folded.
+ * Folds up to FOLD_ROWS journal rows into the diagnosis queue (or, for keys delivered once, their rows), the marks,
+ * ingest_sources, metric_counters and the rebalance rollups, and deletes them, in one transaction: a process killed
+ * meanwhile folds nothing, and the rows wait for the next worker. Rows another worker is folding are skipped (SKIP
+ * LOCKED), and every upsert runs in one sorted order, so concurrent folds neither block for long nor deadlock.
  */
-export async function foldJournal(driver: SqlDriver, limit = FOLD_ROWS): Promise<number> {
+export async function foldJournal(driver: SqlDriver, limit = FOLD_ROWS): Promise<Fold> {
   return driver.transaction(async (tx) => {
     const taken = await tx.query<TakenRow & { id: string }>(
       `SELECT id, keys, keys_from, keyless_msg_ids, batch, written_at FROM ingest_journal ORDER BY id LIMIT ${Math.floor(limit)} FOR UPDATE SKIP LOCKED`,
     );
-    if (taken.length === 0) return 0;
-    await applyBatches(tx, taken);
+    if (taken.length === 0) return { rows: 0, keysSettled: 0 };
+    const keysSettled = await applyBatches(tx, taken);
     await tx.run(`DELETE FROM ingest_journal WHERE id = ANY($1::bigint[])`, [taken.map((t) => t.id)]);
-    return taken.length;
+    return { rows: taken.length, keysSettled };
   });
 }
 
@@ -301,11 +374,31 @@ type TakenRow = {
   /** null in rows written before the column was (prisma/migrations/…_queue_events_from): their keys' events may be of any time */
   keys_from: (string | number)[] | null;
   keyless_msg_ids: string[];
-  batch: Omit<JournalBatch, "keys" | "keysFrom" | "keylessMsgIds">;
+  /** `plain` is absent in rows written before it was kept. */
+  batch: Omit<JournalBatch, "keys" | "keysFrom" | "keylessMsgIds" | "plain"> & { plain?: PlainEntry[] };
   written_at: Date;
 };
 
-async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<void> {
+/**
+ * The keys of these rows that only one row names and whose events there could be of a key delivered once, with
+ * their summaries; a key of two rows (events in two batches folded together) is left to a worker.
+ */
+function plainCandidates(taken: TakenRow[], keyless: ReadonlySet<string>): Map<string, PlainSummary> {
+  const rows = new Map<string, number>();
+  for (const row of taken) for (const k of row.keys) rows.set(k, (rows.get(k) ?? 0) + 1);
+  const candidates = new Map<string, PlainSummary>();
+  for (const row of taken) {
+    for (const [i, groups, topics, first, last, stored] of row.batch.plain ?? []) {
+      const key = row.keys[i]!;
+      if (rows.get(key) !== 1 || keyless.has(stored[0])) continue;
+      candidates.set(key, fromStored({ groups, topics, first, last }, stored));
+    }
+  }
+  return candidates;
+}
+
+/** Returns how many keys it settled without the queue. */
+async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<number> {
   /** key → the earliest ts of its new events; null: any time */
   const keys = new Map<string, number | null>();
   const keyless = new Set<string>();
@@ -352,6 +445,8 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<voi
     }
   }
   const cols = <T extends unknown[], V>(rows: T[], i: number, as: (v: T[number]) => V = (v) => v as V) => rows.map((r) => as(r[i]));
+  const settled = await settlePlainKeys(session, plainCandidates(taken, keyless));
+  for (const k of settled) keys.delete(k);
 
   // In key order, so folds sharing keys take the queue's row locks in the same order. A key a worker holds is
   // marked dirty, for another pass; one waiting for a mark to settle (lib/diagnosis-queue/queue.ts) waits no longer:
@@ -410,4 +505,5 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<voi
       [cols(sl, 0), cols(sl, 1), cols(sl, 2), cols(sl, 3)],
     );
   }
+  return settled.size;
 }

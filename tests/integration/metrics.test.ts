@@ -61,7 +61,7 @@ for (const backend of backends) {
       const written = (await readStoredMetrics(driver)).diagnosis;
       assert.equal(written.unfolded, keys.length, "each batch names its keys until a worker folds it");
       assert.ok(written.oldestSince !== null && written.oldestSince >= before - 1000 && written.oldestSince <= Date.now(), `waiting since the write: ${written.oldestSince}`);
-      while ((await foldJournal(driver)) > 0);
+      while ((await foldJournal(driver)).rows > 0);
       const folded = (await readStoredMetrics(driver)).diagnosis;
       assert.equal(folded.unfolded, 0);
       assert.equal(folded.ready + folded.settling, keys.length);

@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
 import { diagnoseKeyWithReach } from "../../../lib/diagnosis/diagnose.ts";
-import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf } from "../../../lib/diagnosis/scope.ts";
+import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS, msgIdsOf } from "../../../lib/diagnosis/scope.ts";
 import type { DiagnosisInput } from "../../../lib/diagnosis/types.ts";
 import { canonicalInstance } from "../../../lib/events/instance.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { runSimulation } from "../../../lib/simulator/run.ts";
 import { namedKeysOf } from "../../../lib/store/ingest-journal.ts";
+import { inputsOf } from "../../helpers/diagnosis-inputs.ts";
 import { parseSimulation } from "../../helpers/simulated-events.ts";
 
 /**
@@ -30,28 +31,6 @@ interface Case {
 }
 
 const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts;
-
-/** scope.ts's selection (rules 1–3) over every event of a run, as the store's SQL makes it. */
-function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
-  const byKey = new Map<string, NormalizedEvent[]>();
-  const keylessByMsgId = new Map<string, NormalizedEvent[]>();
-  const keyless: NormalizedEvent[] = [];
-  for (const e of events) {
-    if (e.bizKey !== null) byKey.set(e.bizKey, [...(byKey.get(e.bizKey) ?? []), e]);
-    else {
-      keyless.push(e);
-      if (e.msgId !== null) keylessByMsgId.set(e.msgId, [...(keylessByMsgId.get(e.msgId) ?? []), e]);
-    }
-  }
-  const models = keyless.filter(isGroupModel);
-  return [...byKey].map(([bizKey, own]) => {
-    const keyEvents = [...own, ...msgIdsOf(own).flatMap((id) => keylessByMsgId.get(id) ?? [])].sort(byTs);
-    const scope = contextScope(keyEvents)!;
-    const around = contextOf(keyEvents, keyless.filter((e) => scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to)));
-    const seen = new Set(around.map((e) => e.id));
-    return { bizKey, events: keyEvents, context: [...groupModelsOf(keyEvents, models).filter((e) => !seen.has(e.id)), ...around].sort(byTs) };
-  });
-}
 
 /** Keys with a duplicate; those of them whose reach is bounded; keys without one (a lost message, one delivery). */
 const all: Case[] = [];
