@@ -48,7 +48,7 @@ export type End = [number, string | null, string | null];
 /**
  * A dedup run: its lines' instance, retry round, queue, queue offset; the earliest line's ts, the latest pass's (null:
  * none), the `executed` line's ts (null: none) and whether that line is a business_effect (ordered after a dedup line
- * of the same millisecond).
+ * of the same millisecond; false without one).
  */
 export type Run = [string | null, number | null, string | null, number | null, number, number | null, number | null, boolean];
 /** group, start, end, run */
@@ -76,25 +76,62 @@ const unionSorted = (a: readonly string[], b: readonly string[]): string[] => [.
 /** One event as a summary; null when it is not an event of a key delivered once as defined above. */
 export function plainOf(f: PlainFacts): PlainSummary | null {
   if (f.msgId === null) return null;
-  const summary: PlainSummary = {
-    msgId: f.msgId,
-    groups: f.group === null ? [] : [f.group],
-    topics: f.topic === null ? [] : [f.topic],
-    first: f.ts,
-    last: f.ts,
-    sides: [],
-  };
-  if (f.kind === "publish") return summary;
-  if (f.group === null) return null;
-  const side: Side = [f.group, null, null, null];
-  if (f.kind === "consume_start") side[1] = [f.ts, f.requestId, f.instance, f.retryTimes];
-  else if (f.kind === "consume_end" && (f.template === null || !STATUS_NOTE_TEMPLATES.has(f.template))) side[2] = [f.ts, f.requestId, f.instance];
-  else if ((f.kind === "dedup" || f.kind === "business_effect") && (f.decision === "pass" || f.decision === "executed")) {
-    const pass = f.decision === "pass";
-    side[3] = [f.instance, f.retryTimes, f.queue, f.queueOffset, f.ts, pass ? f.ts : null, pass ? null : f.ts, f.kind === "business_effect"];
-  } else return null;
-  summary.sides = [side];
-  return summary;
+  const summary: PlainSummary = { msgId: f.msgId, groups: [], topics: [], first: f.ts, last: f.ts, sides: [] };
+  return addTo(summary, f) ? summary : null;
+}
+
+function insertSorted(list: string[], value: string | null): void {
+  if (value === null || list.includes(value)) return;
+  list.push(value);
+  list.sort();
+}
+
+/**
+ * Adds one event to a summary in place, as mergePlain(summary, plainOf(f)) would make it, without the new objects
+ * per event that a writer would keep alive until its batch is stored (the garbage collector copies such objects
+ * and promotes them). False when the key is then not one delivery per group; the summary is left half-changed, to be
+ * dropped.
+ */
+function addTo(s: PlainSummary, f: PlainFacts): boolean {
+  if (f.msgId !== s.msgId) return false;
+  insertSorted(s.groups, f.group);
+  insertSorted(s.topics, f.topic);
+  if (f.ts < s.first) s.first = f.ts;
+  if (f.ts > s.last) s.last = f.ts;
+  if (f.kind === "publish") return true;
+  if (f.group === null) return false;
+  let side = s.sides.find((x) => x[0] === f.group);
+  if (side === undefined) {
+    side = [f.group, null, null, null];
+    s.sides.push(side);
+    s.sides.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  }
+  if (f.kind === "consume_start") {
+    if (side[1] !== null) return false;
+    side[1] = [f.ts, f.requestId, f.instance, f.retryTimes];
+    return true;
+  }
+  if (f.kind === "consume_end" && (f.template === null || !STATUS_NOTE_TEMPLATES.has(f.template))) {
+    if (side[2] !== null) return false;
+    side[2] = [f.ts, f.requestId, f.instance];
+    return true;
+  }
+  if ((f.kind !== "dedup" && f.kind !== "business_effect") || (f.decision !== "pass" && f.decision !== "executed")) return false;
+  const pass = f.decision === "pass";
+  const run = side[3];
+  if (run === null) {
+    side[3] = [f.instance, f.retryTimes, f.queue, f.queueOffset, f.ts, pass ? f.ts : null, pass ? null : f.ts, !pass && f.kind === "business_effect"];
+    return true;
+  }
+  if (run[0] !== f.instance || run[1] !== f.retryTimes || run[2] !== f.queue || run[3] !== f.queueOffset) return false;
+  if (f.ts < run[4]) run[4] = f.ts;
+  if (pass) run[5] = later(run[5], f.ts);
+  else {
+    if (run[6] !== null) return false;
+    run[6] = f.ts;
+    run[7] = f.kind === "business_effect";
+  }
+  return true;
 }
 
 const sameRunKey = (a: Run, b: Run) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
@@ -177,13 +214,9 @@ export class PlainKeys {
   private readonly byKey = new Map<string, PlainSummary | null>();
 
   add(key: string, facts: PlainFacts): void {
-    const one = plainOf(facts);
-    if (!this.byKey.has(key)) {
-      this.byKey.set(key, one);
-      return;
-    }
-    const was = this.byKey.get(key)!;
-    this.byKey.set(key, was === null || one === null ? null : mergePlain(was, one));
+    const was = this.byKey.get(key);
+    if (was === undefined) this.byKey.set(key, plainOf(facts));
+    else if (was !== null && !addTo(was, facts)) this.byKey.set(key, null);
   }
 
   /** A key the batch holds another line about (a keyless line naming it): left to the worker. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
+import { JournalBuilder } from "../../lib/store/ingest-journal.ts";
 import { ensureEventPartitions, minuteOf } from "../../lib/store/partitions.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { applyMigrations, checksumOf, loadMigrations, migrationState } from "../../lib/store/migrations.ts";
@@ -98,6 +99,19 @@ for (const backend of backends) {
       assert.deepEqual(await insertEvents(store.driver, [first!, first!]), { accepted: 1, duplicates: 1, rejected: [], outOfWindow: 0 });
       const [journal] = await store.driver.query<{ batch: { sources: [string, string, number, number][] } }>(`SELECT batch FROM ingest_journal ORDER BY id DESC LIMIT 1`);
       assert.deepEqual(journal!.batch.sources.map((s) => s[2]), [1], "the journal counts the row stored, not the row sent twice");
+    });
+
+    it("journals a key delivered once from the rows it stored as from the events, whichever way they went in", async () => {
+      // One delivery: the publish, the consume start, its dedup pass and end. Sent with a repeat, the batch goes through
+      // the staging table on PostgreSQL (and INSERT … RETURNING on PGlite): the journal is summed from the rows returned.
+      const events = normalized(orderStory("ORDER-ONCE").slice(0, 4));
+      const expected = new JournalBuilder();
+      for (const e of events) expected.addEvent(e);
+      await insertEvents(store.driver, [...events, events[0]!]);
+      const [journal] = await store.driver.query<{ keys: string[]; batch: { plain: unknown[] } }>(`SELECT keys, batch FROM ingest_journal ORDER BY id DESC LIMIT 1`);
+      assert.deepEqual(journal!.keys, ["ORDER-ONCE"]);
+      assert.deepEqual(journal!.batch.plain, expected.finish().plain);
+      assert.equal(journal!.batch.plain.length, 1, "the key is summed as delivered once");
     });
 
     it("returns a key's events in time order with every field as it went in", async () => {

@@ -44,14 +44,41 @@ const arbitraryEvent = fc.record({
 
 type Drawn = typeof arbitraryEvent extends fc.Arbitrary<infer A> ? A : never;
 
-function build(a: Drawn): NormalizedEvent {
+/**
+ * Events of one message that mostly stay candidates, so that keys with several dedup lines, two groups and late
+ * ends are summed and settled often: the draws above give up on most keys after a line or two.
+ */
+const candidateEvent: fc.Arbitrary<Drawn> = fc.record({
+  id: fc.integer({ min: 0, max: 1_000_000 }),
+  kind: fc.constantFrom("publish", "consume_start", "consume_end", "dedup", "dedup", "dedup", "business_effect"),
+  ts: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 40 * MIN })),
+  msgId: fc.constant("M1"),
+  group: fc.constantFrom("pay", "pay", "audit"),
+  topic: fc.constantFrom("PAY", "PAY", null),
+  instance: fc.constantFrom("10.0.1.10@7000", "10.0.1.10@7000", "10.0.1.10", "10.0.1.11@7000"),
+  queue: fc.constant("broker-a:3"),
+  queueOffset: fc.constant(42),
+  retryTimes: fc.constantFrom(0, 0, null),
+  requestId: fc.constantFrom("r1", "r1", "r2", null),
+  decision: fc.constantFrom("pass", "pass", "executed"),
+  layer: fc.constantFrom("bloom", "redis", "db"),
+  template: fc.constant(null),
+  success: fc.constantFrom(true, false, null),
+});
+
+/** A key's events, drawn around every condition's edge or mostly as candidates. */
+const arbitraryKeyEvents = (minLength: number, maxLength: number) =>
+  fc.oneof(fc.array(arbitraryEvent, { minLength, maxLength }), fc.array(candidateEvent, { minLength, maxLength }));
+
+/** The `i`th event of a key: each one a record of its own, as the store keeps them (one id, one row). */
+function build(a: Drawn, i: number): NormalizedEvent {
   const detail: NormalizedEvent["detail"] = {};
   if (a.requestId !== null) detail.requestId = a.requestId;
   if (a.kind === "dedup" || a.kind === "business_effect") Object.assign(detail, { decision: a.decision, layer: a.layer });
   if (a.kind === "consume_end" && a.template !== null) detail.template = a.template;
   const source = a.kind === "dedup" ? "dedup-log:app.log" : a.template !== null && a.kind === "consume_end" ? "rocketmq-client-log:c.log" : "rocketmq-trace:t";
   return bareEvent({
-    id: `${source.split(":")[0]}:${a.id.toString(16).padStart(32, "0")}`,
+    id: `${source.split(":")[0]}:${(a.id * 100 + i).toString(16).padStart(32, "0")}`,
     kind: a.kind as NormalizedEvent["kind"],
     ts: T + a.ts,
     bizKey: "K",
@@ -109,7 +136,7 @@ describe("a key delivered once, told from its events", () => {
     let settled = 0;
     let runs = 0;
     fc.assert(
-      fc.property(fc.array(arbitraryEvent, { minLength: 1, maxLength: 7 }), arbitraryContext, (drawn, around) => {
+      fc.property(arbitraryKeyEvents(1, 7), arbitraryContext, (drawn, around) => {
         runs++;
         const events = drawn.map(build);
         const summary = summaryOf(events);
@@ -138,6 +165,14 @@ describe("a key delivered once, told from its events", () => {
       ["a dedup run of another process", [at({}), at({ kind: "dedup", ts: 1, instance: "10.0.1.11@7000" }), at({ kind: "consume_end", ts: 9 })]],
       ["a dedup run of another retry round", [at({}), at({ kind: "dedup", ts: 1, retryTimes: 1 }), at({ kind: "consume_end", ts: 9 })]],
       ["an end before its start without a shared requestId", [at({ ts: 10, requestId: null }), at({ kind: "consume_end", ts: 5, requestId: null })]],
+      [
+        "another group's loose end, taken for this group's attempt, which then ends before its dedup run",
+        [at({}), at({ kind: "consume_end", group: "audit", ts: 10, requestId: null }), at({ kind: "dedup", ts: 20_000 })],
+      ],
+      [
+        "two groups' starts of one requestId, paired with each other's ends",
+        [at({}), at({ group: "audit", ts: 1 }), at({ kind: "consume_end", group: "audit", ts: 2 }), at({ kind: "consume_end", ts: 30_000 }), at({ kind: "dedup", ts: 10_000 })],
+      ],
     ];
     for (const [what, drawn] of cases) {
       const events = drawn.map(build);
@@ -151,7 +186,7 @@ describe("a key delivered once, told from its events", () => {
 
   it("sums in parts as it sums whole: merging two parts' summaries gives the summary of all their events", () => {
     fc.assert(
-      fc.property(fc.array(arbitraryEvent, { minLength: 2, maxLength: 6 }), fc.integer({ min: 1, max: 5 }), (drawn, cut) => {
+      fc.property(arbitraryKeyEvents(2, 7), fc.integer({ min: 1, max: 6 }), (drawn, cut) => {
         const events = drawn.map(build);
         const at = Math.min(cut, events.length - 1);
         const whole = summaryOf(events);

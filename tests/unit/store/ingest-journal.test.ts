@@ -86,6 +86,22 @@ describe("ingest journal", () => {
     );
   });
 
+  it("carries a summary for each key whose events could be one delivery per group, none for a key a keyless line lists", () => {
+    const j = journalOf(
+      [
+        event({ id: `rocketmq-trace:${HEX}:1`, kind: "publish", bizKey: "K1", msgId: "M1", ts: T }),
+        event({ id: `rocketmq-trace:${HEX}:2`, bizKey: "K1", msgId: "M1", group: "cg", instance: "10.0.0.5", detail: { requestId: "r1" }, ts: T + 40 }),
+        event({ id: `rocketmq-trace:${HEX}:3`, kind: "consume_end", bizKey: "K1", msgId: "M1", group: "cg", instance: "10.0.0.5", detail: { requestId: "r1" }, ts: T + 90 }),
+        event({ id: `rocketmq-trace:${HEX}:4`, bizKey: "K2", msgId: "M2", group: "cg", ts: T + 50 }),
+        event({ id: `rocketmq-client-log:${HEX}:1`, kind: "consume_end", group: "cg", detail: { keys: ["K2"] }, ts: T + 60 }),
+        event({ id: `rocketmq-trace:${HEX}:5`, bizKey: "K3", msgId: "M3", group: "cg", ts: T + 70 }),
+        event({ id: `rocketmq-trace:${HEX}:6`, bizKey: "K3", msgId: "M3", group: "cg", ts: T + 1500 }),
+      ].map(contributionOf),
+    );
+    assert.deepEqual(j.keys, ["K1", "K2", "K3"]);
+    assert.deepEqual(j.plain, [[0, ["cg"], [], T, T + 90, ["M1", [["cg", [T + 40, "r1", "10.0.0.5", null], [T + 90, "r1", "10.0.0.5"], null]]]]]);
+  });
+
   it("sums events as it sums their contributions, whatever their ids, kinds and details", () => {
     const hex = fc.stringMatching(/^[0-9a-f]{30,34}$/);
     const id = fc.oneof(
