@@ -17,7 +17,7 @@ import { DEFAULT_OPTIONS } from "./types.ts";
  * - the consume side names its group; per group at most one start, one end and one dedup run: lines of one instance,
  *   retry round and queue position, passes and then at most one `executed`;
  * - an end pairs with its group's start: the same requestId, or (with one group only, where nothing else can claim
- *   it) not before the start and from the same process; no two groups' starts share a requestId;
+ *   it) not before the start and from a process that can be the start's; no two groups' starts share a requestId;
  * - the run falls within its group's attempt (within the clock skew), of a compatible instance and retry round.
  * A consume end in a client-log template that reports how an attempt ended is a status note, another kind of line.
  */
