@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
-import { PlainKeys, type PlainFacts, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
+import { PlainKeys, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
 import { settlePlainKeys } from "./plain-keys.ts";
 
@@ -77,25 +77,6 @@ export function contributionOf(e: NormalizedEvent): Contribution {
 }
 
 const nonEmptyString = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
-
-/** The facts of an event that tell a key delivered once, as its row returns them too (RETURNED_CONTRIBUTION). */
-function plainFactsOf(e: NormalizedEvent): PlainFacts {
-  const detail = e.detail as Record<string, unknown>;
-  return {
-    kind: e.kind,
-    ts: e.ts,
-    msgId: e.msgId,
-    group: e.group,
-    topic: e.topic,
-    instance: e.instance,
-    queue: e.queue,
-    queueOffset: e.queueOffset,
-    retryTimes: e.retryTimes,
-    requestId: nonEmptyString(detail.requestId),
-    decision: Object.hasOwn(detail, "decision") ? textOf(detail.decision) : undefined,
-    template: typeof detail.template === "string" ? detail.template : null,
-  };
-}
 
 /** Whether 32 lowercase hex digits start at `at`, as formatOfId's pattern asks after the prefix. */
 function hex32At(id: string, at: number): boolean {
@@ -182,11 +163,16 @@ export class JournalBuilder {
     this.byKind(r);
   }
 
-  /** The same as add(contributionOf(e)), without building a Contribution for the rows whose kind needs none. */
+  /**
+   * The same as add(contributionOf(e)), without building a Contribution for the keyless rows whose kind needs none
+   * (a keyed row's tells whether its key is delivered once).
+   */
   addEvent(e: NormalizedEvent): void {
     this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : NO_KEYS);
-    if (e.bizKey !== null) this.plain.add(e.bizKey, plainFactsOf(e));
-    if (DEDUP_KINDS.has(e.kind) || e.kind === "rebalance") this.byKind(contributionOf(e));
+    if (e.bizKey === null && !DEDUP_KINDS.has(e.kind) && e.kind !== "rebalance") return;
+    const contribution = contributionOf(e);
+    if (e.bizKey !== null) this.plain.add(e.bizKey, contribution);
+    this.byKind(contribution);
   }
 
   private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[]): void {
