@@ -149,6 +149,32 @@ for (const backend of backends) {
       assert.deepEqual(await m({ kind: "ingest_silent", source: "never:", silentSeconds: 300 }), [600, true, []], "silent since the rule was created");
     });
 
+    it("counts a group's rebalances and dedup hits from the partial indexes of those lines", async () => {
+      // events has no index over every row's group (…_alert_group_indexes): these two measures must stay on theirs.
+      const conditions = [
+        { kind: "rebalances", group: "pay-consumer", threshold: 0, windowSeconds: 3600 },
+        { kind: "dedup_miss_rate", group: "pay-consumer", layer: "redis", thresholdPercent: 50, windowSeconds: 3600 },
+      ];
+      const expected = ["events_rebalance_group_ts_idx", "events_dedup_hit_group_ts_idx"];
+      for (const [i, condition] of conditions.entries()) {
+        await store.driver.transaction(async (tx) => {
+          const statements: { sql: string; params: unknown[] }[] = [];
+          const recorder = { ...store.driver, query: async <Row,>(sql: string, params: unknown[] = []) => (statements.push({ sql, params }), (await tx.query<Row>(sql, params))) };
+          await tx.exec("SET LOCAL enable_seqscan = off");
+          await measure(recorder, conditionSchema.parse(condition), now);
+          assert.equal(statements.length, 1);
+          const plan = (await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statements[0]!.sql}`, statements[0]!.params)).map((r) => r["QUERY PLAN"]).join("\n");
+          const used = [...plan.matchAll(/ using (\S+) on /g)].map((m) => m[1]!);
+          assert.ok(used.length > 0, plan);
+          const parents = await tx.query<{ parent: string }>(
+            `SELECT DISTINCT p.relname AS parent FROM pg_class c JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent WHERE c.relname = ANY($1::text[])`,
+            [used],
+          );
+          assert.deepEqual(parents.map((r) => r.parent), [expected[i]], plan);
+        });
+      }
+    });
+
     it("sends each channel its own payload with the right signature", () => {
       const [hook] = byPath(http, "/webhook");
       assert.equal(hook!.headers["x-dupscope-signature"], `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(hook!.raw).digest("hex")}`);

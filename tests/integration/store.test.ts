@@ -79,13 +79,14 @@ for (const backend of backends) {
       assert.deepEqual(rows.map((r) => r.indexname), [
         "events_biz_key_ts_idx",
         "events_borrowed_time_id_idx",
+        "events_dedup_hit_group_ts_idx",
         "events_group_model_idx",
-        "events_group_name_ts_idx",
         "events_keyed_msg_id_idx",
         "events_keyless_group_ts_idx",
         "events_keyless_msg_id_idx",
         "events_offset_msg_id_idx",
         "events_pkey",
+        "events_rebalance_group_ts_idx",
       ]);
       const [pkey] = await store.driver.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'events' AND indexname = 'events_pkey'`);
       assert.match(pkey!.indexdef, /\(ts, id\)$/, "time first, so that inserts in time order land on the index's last pages");
