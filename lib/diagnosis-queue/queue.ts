@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { diagnoseKeyWithReach } from "../diagnosis/diagnose.ts";
+import type { Reach } from "../diagnosis/reach.ts";
 import type { KeyDiagnosis, Verdict } from "../diagnosis/types.ts";
 import { countsAsDuplicate } from "../diagnosis/vocabulary.ts";
 import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
@@ -17,11 +18,9 @@ import { rawEventsFrom } from "../queries/retention.ts";
  * lists, filters and aggregates do.
  */
 
-export interface DiagnosedKey {
+export interface DiagnosedKey extends Reach {
   input: StoredDiagnosisInput;
   diagnosis: KeyDiagnosis;
-  /** How late a keyless line of the key's groups can be stamped and still change the diagnosis (lib/diagnosis/reach.ts). */
-  reach: number;
 }
 
 const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => v !== null))];
@@ -45,7 +44,7 @@ export async function diagnoseKeys(driver: SqlDriver, bizKeys: string[], eventsF
   return diagnosed;
 }
 
-function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis, reachTs: number) {
+function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDiagnosis, { reachTs, quietReachTs }: StoredReach) {
   const start = (id: string) => diagnosis.deliveries.find((d) => d.id === id)?.start ?? 0;
   return {
     id: `${bizKey}#${index}`,
@@ -66,24 +65,30 @@ function verdictRow(bizKey: string, v: Verdict, index: number, diagnosis: KeyDia
     sameInstance: v.sameInstance,
     msgId: v.msgIds.second ?? v.msgIds.first,
     reachTs,
+    quietReachTs,
   };
 }
 
+interface StoredReach {
+  reachTs: number;
+  quietReachTs: number;
+}
+
 /**
- * The reach as stored: no later than the end of the key's context (CONTEXT_AFTER_MS past its last event), which is
+ * The reaches as stored: no later than the end of the key's context (CONTEXT_AFTER_MS past its last event), which is
  * as far as an unbounded reach goes. A later event of the key's own queues it by its key.
  */
-function reachTsOf({ input, reach }: DiagnosedKey): number {
+function reachTsOf({ input, reach, quietReach }: DiagnosedKey): StoredReach {
   let last = -Infinity;
   for (const e of input.events) if (e.ts > last) last = e.ts;
-  return Math.min(reach, last + CONTEXT_AFTER_MS);
+  return { reachTs: Math.min(reach, last + CONTEXT_AFTER_MS), quietReachTs: Math.min(quietReach, last + CONTEXT_AFTER_MS) };
 }
 
 type VerdictRow = ReturnType<typeof verdictRow>;
 
 /**
- * The columns a stored verdict is compared on, in the order `signature` lists a fresh one's values: all but its reach,
- * which is not part of what the verdict says and is updated in place.
+ * The columns a stored verdict is compared on, in the order `signature` lists a fresh one's values: all but its
+ * reaches, which are not part of what the verdict says and are updated in place.
  */
 const VERDICT_VALUES = `id, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
   first_instance, second_instance, same_instance, msg_id`;
@@ -98,27 +103,30 @@ function signature(values: unknown[][]): string {
   return JSON.stringify([...values].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)));
 }
 
-interface StoredVerdicts {
+interface StoredVerdicts extends StoredReach {
   signature: string;
-  reachTs: number;
 }
 
-/** The stored verdicts of these keys, by key, as signatures, and their reach; keys without any are absent. */
+/**
+ * The stored verdicts of these keys, by key, as signatures, and their reaches; keys without any are absent. A null
+ * quiet reach (rows written before it was kept) is the reach.
+ */
 async function storedVerdicts(driver: SqlDriver, keys: string[]): Promise<Map<string, StoredVerdicts>> {
-  const rows = await driver.query<{ biz_key: string; v: unknown[] | string; reach_ts: string | number }>(
-    `SELECT biz_key, json_build_array(${VERDICT_VALUES}) AS v, reach_ts FROM verdicts WHERE biz_key = ANY($1::text[])`,
+  const rows = await driver.query<{ biz_key: string; v: unknown[] | string; reach_ts: string | number; quiet_reach_ts: string | number }>(
+    `SELECT biz_key, json_build_array(${VERDICT_VALUES}) AS v, reach_ts, COALESCE(quiet_reach_ts, reach_ts) AS quiet_reach_ts FROM verdicts WHERE biz_key = ANY($1::text[])`,
     [keys],
   );
-  const byKey = new Map<string, { values: unknown[][]; reachTs: number }>();
+  const byKey = new Map<string, { values: unknown[][] } & StoredReach>();
   for (const row of rows) {
     const values = typeof row.v === "string" ? (JSON.parse(row.v) as unknown[]) : row.v;
     const stored = byKey.get(row.biz_key);
     if (stored) {
       stored.values.push(values);
       stored.reachTs = Math.max(stored.reachTs, Number(row.reach_ts));
-    } else byKey.set(row.biz_key, { values: [values], reachTs: Number(row.reach_ts) });
+      stored.quietReachTs = Math.max(stored.quietReachTs, Number(row.quiet_reach_ts));
+    } else byKey.set(row.biz_key, { values: [values], reachTs: Number(row.reach_ts), quietReachTs: Number(row.quiet_reach_ts) });
   }
-  return new Map([...byKey].map(([key, { values, reachTs }]) => [key, { signature: signature(values), reachTs }]));
+  return new Map([...byKey].map(([key, { values, reachTs, quietReachTs }]) => [key, { signature: signature(values), reachTs, quietReachTs }]));
 }
 
 /**
@@ -144,9 +152,10 @@ export function keyRow({ input, diagnosis }: Pick<DiagnosedKey, "input" | "diagn
 
 export interface SavedDiagnoses {
   /**
-   * Keys whose verdicts now reach later than their stored ones did. Another worker may have expanded the mark of a
-   * line stamped in between against the stored reach while this one diagnosed them: they get another pass
-   * (processQueueStep). Keys without stored verdicts are left as before the reach: a mark finds no verdict of theirs.
+   * Keys whose verdicts now reach later than their stored ones did (either reach). Another worker may have expanded
+   * the mark of a line stamped in between against the stored reach while this one diagnosed them: they get another
+   * pass (processQueueStep). Keys without stored verdicts are left as before the reach: a mark finds no verdict of
+   * theirs.
    */
   reachGrew: string[];
 }
@@ -164,27 +173,28 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   // The verdicts table feeds the overview, the duplicates list, alerts and metrics: by-design consumptions stay out.
   const fresh = new Map(
     results.map((r) => {
-      const reachTs = reachTsOf(r);
-      return [r.input.bizKey, r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis, reachTs)] : []))];
+      const reach = reachTsOf(r);
+      return [r.input.bizKey, r.diagnosis.duplicates.flatMap((v, i) => (countsAsDuplicate(v) ? [verdictRow(r.input.bizKey, v, i, r.diagnosis, reach)] : []))];
     }),
   );
   const stored = await storedVerdicts(driver, keys);
   const changed = keys.filter((k) => (stored.get(k)?.signature ?? "[]") !== signature((fresh.get(k) ?? []).map(verdictValues)));
   const changedSet = new Set(changed);
-  // Same verdicts, another reach (the first instance logged again, say): the rows stay, their reach moves.
-  const moved: [string, number][] = [];
+  // Same verdicts, other reaches (the first instance logged again, say): the rows stay, their reaches move.
+  const moved: [string, StoredReach][] = [];
   const reachGrew: string[] = [];
   for (const [k, rows] of fresh) {
-    const was = stored.get(k)?.reachTs;
-    const now = rows[0]?.reachTs;
-    if (now === undefined || was === undefined || was === now) continue;
+    const was = stored.get(k);
+    const now = rows[0];
+    if (now === undefined || was === undefined || (was.reachTs === now.reachTs && was.quietReachTs === now.quietReachTs)) continue;
     if (!changedSet.has(k)) moved.push([k, now]);
-    if (was < now) reachGrew.push(k);
+    if (was.reachTs < now.reachTs || was.quietReachTs < now.quietReachTs) reachGrew.push(k);
   }
   if (moved.length > 0) {
-    await driver.run(`UPDATE verdicts v SET reach_ts = u.r FROM unnest($1::text[], $2::bigint[]) AS u(k, r) WHERE v.biz_key = u.k`, [
+    await driver.run(`UPDATE verdicts v SET reach_ts = u.r, quiet_reach_ts = u.q FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(k, r, q) WHERE v.biz_key = u.k`, [
       moved.map(([k]) => k),
-      moved.map(([, r]) => String(r)),
+      moved.map(([, r]) => String(r.reachTs)),
+      moved.map(([, r]) => String(r.quietReachTs)),
     ]);
   }
   const replaced = changed.filter((k) => stored.has(k));
@@ -195,14 +205,15 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
     const col = <T>(pick: (v: VerdictRow) => T) => verdicts.map(pick);
     await driver.run(
       `INSERT INTO verdicts (id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
-                             first_instance, second_instance, same_instance, msg_id, reach_ts)
+                             first_instance, second_instance, same_instance, msg_id, reach_ts, quiet_reach_ts)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::text[],
-                            $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::text[], $15::text[], $16::boolean[], $17::text[], $18::bigint[])`,
+                            $10::bigint[], $11::text[], $12::bigint[], $13::bigint[], $14::text[], $15::text[], $16::boolean[], $17::text[], $18::bigint[],
+                            $19::bigint[])`,
       [
         col((v) => v.id), col((v) => v.bizKey), col((v) => v.group), col((v) => v.topic), col((v) => v.cause), col((v) => v.confidence),
         col((v) => v.outcome), col((v) => v.layer), col((v) => v.defect), col((v) => String(v.gapMs)), col((v) => v.gapClass),
         col((v) => String(v.firstTs)), col((v) => String(v.secondTs)), col((v) => v.firstInstance), col((v) => v.secondInstance),
-        col((v) => v.sameInstance), col((v) => v.msgId), col((v) => String(v.reachTs)),
+        col((v) => v.sameInstance), col((v) => v.msgId), col((v) => String(v.reachTs)), col((v) => String(v.quietReachTs)),
       ],
     );
   }
@@ -286,26 +297,33 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   const { rows: journalFolded, keysSettled } = await foldJournal(driver);
   // One statement, so a worker killed between taking marks and queueing their keys cannot lose them. Only keys with a
   // duplicate are queued again, from CONTEXT_BEFORE_MS before its first delivery (a key's context reaches that far
-  // before each of its events) up to its key's reach, past which no line changes the diagnosis (lib/diagnosis/reach.ts).
-  // Without a duplicate no rule reads the context: a key delivered once, or whose message was lost, stays so whatever
-  // happened around it, and a line that is one of its own events names it (tests/unit/diagnosis/reach.test.ts). Keys
-  // not diagnosed yet are queued already. The keys wait markSettleMs before they can be claimed. A mark without a
-  // group (a line without one, context of the keys from its host) queues the keys of every group within reach: verdicts
-  // do not keep the hosts of a key's producers. Each mark reads its range of verdicts by index (LATERAL, `OFFSET 0`):
-  // joined, the planner hashed the marks and scanned every verdict, 1–1.5 s a step with 3 million of them
-  // (docs/performance.md#marks-on-a-large-verdicts-table).
+  // before each of its events) up to its key's reach, past which no line changes the diagnosis (lib/diagnosis/reach.ts);
+  // a mark none of whose lines gives a queue up (not loud), up to its key's quiet reach (a null one, in rows written
+  // before it was kept, is the reach). Without a duplicate no rule reads the context: a key delivered once, or whose
+  // message was lost, stays so whatever happened around it, and a line that is one of its own events names it
+  // (tests/unit/diagnosis/reach.test.ts). Keys not diagnosed yet are queued already. The keys wait markSettleMs before
+  // they can be claimed. A mark without a group (a line without one, context of the keys from its host) queues the
+  // keys of every group within reach: verdicts do not keep the hosts of a key's producers. Each mark reads its range
+  // of verdicts by index (LATERAL, `OFFSET 0`): joined, the planner hashed the marks and scanned every verdict,
+  // 1–1.5 s a step with 3 million of them (docs/performance.md#marks-on-a-large-verdicts-table).
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
-       RETURNING group_name, from_ts, to_ts + $1 AS hi
+       RETURNING group_name, from_ts, to_ts + $1 AS hi, loud
      ), queued AS (
        INSERT INTO diagnosis_queue (biz_key, enqueued_at)
          SELECT DISTINCT k.biz_key, now() + $2 * interval '1 millisecond' FROM (
            SELECT v.biz_key FROM m CROSS JOIN LATERAL (
-             SELECT biz_key FROM verdicts v WHERE v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
+             SELECT biz_key FROM verdicts v WHERE m.loud AND v.group_name = m.group_name AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
            UNION ALL
            SELECT v.biz_key FROM m CROSS JOIN LATERAL (
-             SELECT biz_key FROM verdicts v WHERE m.group_name IS NULL AND v.reach_ts >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
+             SELECT biz_key FROM verdicts v
+              WHERE NOT m.loud AND v.group_name = m.group_name AND COALESCE(v.quiet_reach_ts, v.reach_ts) >= m.from_ts AND v.first_ts <= m.hi OFFSET 0) v
+           UNION ALL
+           SELECT v.biz_key FROM m CROSS JOIN LATERAL (
+             SELECT biz_key FROM verdicts v
+              WHERE m.group_name IS NULL AND v.reach_ts >= m.from_ts AND (m.loud OR COALESCE(v.quiet_reach_ts, v.reach_ts) >= m.from_ts) AND v.first_ts <= m.hi
+             OFFSET 0) v
          ) k
           ORDER BY 1
        ON CONFLICT (biz_key) DO UPDATE SET dirty = true WHERE diagnosis_queue.claimed_by IS NOT NULL

@@ -6,7 +6,7 @@ import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { findMissing } from "./missing.ts";
-import { reachOf } from "./reach.ts";
+import { type Reach, reachOf } from "./reach.ts";
 import { keyPool } from "./pool.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
@@ -70,10 +70,8 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
   return diagnoseKeyWithReach(input, options).diagnosis;
 }
 
-export interface ReachedDiagnosis {
+export interface ReachedDiagnosis extends Reach {
   diagnosis: KeyDiagnosis;
-  /** The latest stamp of a keyless line of the key's groups that could still change the diagnosis (reach.ts). */
-  reach: number;
 }
 
 /** diagnoseKey, and how late a context line could still change its answer: what the worker re-diagnoses a key for. */
@@ -153,7 +151,7 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
   const missing = findMissing(deliveries, duplicates, keyEvents, published, context, effectRows);
   return {
     diagnosis: { bizKey: input.bizKey, deliveries, duplicates, normalRetries, lost, missing, groups: groupFacts },
-    reach: reachOf(pairs, missing),
+    ...reachOf(pairs, missing),
   };
 }
 

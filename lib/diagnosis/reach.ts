@@ -24,8 +24,16 @@ import type { MissingCode, MissingData } from "./types.ts";
  *
  * Lines naming the key or one of its messages (a refused ack, a dropped message, a failure line printing the KEYS)
  * queue the key by that name instead (lib/store/ingest-journal.ts), whatever their time.
- * tests/unit/diagnosis/reach.test.ts checks the bound on the simulator's scenarios: lines stamped past it, real ones
- * arriving later and any line moved there, leave the diagnosis as it was.
+ *
+ * Of those reads, only who held the queue looks past the second delivery (plus the skew) for lines of every kind, and
+ * it keeps only lines that give a queue up there: a removal, a dropped queue or message, a rebalance result
+ * (sources.ts `givesQueueUp`); the lines that add a queue, members joining, lifecycle lines count only up to the second delivery.
+ * So a key has a second, nearer bound, its quiet reach, for every other line: the second delivery plus the skew, or
+ * the first instance's first line after the redelivery if a rule read it (an earlier line would take its place). A
+ * busy group's rebalance lines are mostly adds (each member logs the queues it takes), and past its quiet reach none
+ * of them queues a key again.
+ * tests/unit/diagnosis/reach.test.ts checks both bounds on the simulator's scenarios: lines stamped past them, real
+ * ones arriving later and any line moved there, leave the diagnosis as it was.
  */
 
 /** Missing-data notes answered by any line of the context, wherever it lies. */
@@ -40,15 +48,33 @@ export function pairReach(p: Pair): number {
   return Math.max(p.second.start + rebalanceIntervalMs + clockSkewMs, read.aliveAfter?.event.ts ?? -Infinity);
 }
 
+/** The latest stamp of a line that gives no queue up (sources.ts `givesQueueUp`) that could change what the rules read for this pair. */
+export function pairQuietReach(p: Pair): number {
+  const reach = pairReach(p);
+  if (reach === Infinity) return Infinity;
+  return Math.max(p.second.start + p.options.clockSkewMs, lateFactsRead(p).aliveAfter?.event.ts ?? -Infinity);
+}
+
+export interface Reach {
+  /** The latest stamp of any keyless context line that could change the diagnosis. */
+  reach: number;
+  /** The same for lines that give no queue up (sources.ts `givesQueueUp`): never later than `reach`. */
+  quietReach: number;
+}
+
 /**
- * The latest stamp of a keyless context line that could change a key's diagnosis, from the pairs its rules judged and
- * its missing-data notes: -Infinity when no pair was judged (no duplicate), Infinity when there is no bound short of
- * the context's end.
+ * How late a keyless context line could still change a key's diagnosis, from the pairs its rules judged and its
+ * missing-data notes: -Infinity when no pair was judged (no duplicate), Infinity when there is no bound short of the
+ * context's end.
  */
-export function reachOf(pairs: readonly Pair[], missing: readonly MissingData[]): number {
-  if (pairs.length === 0) return -Infinity;
-  if (missing.some((m) => SEEN_ANYWHERE.has(m.code))) return Infinity;
+export function reachOf(pairs: readonly Pair[], missing: readonly MissingData[]): Reach {
+  if (pairs.length === 0) return { reach: -Infinity, quietReach: -Infinity };
+  if (missing.some((m) => SEEN_ANYWHERE.has(m.code))) return { reach: Infinity, quietReach: Infinity };
   let reach = -Infinity;
-  for (const p of pairs) reach = Math.max(reach, pairReach(p));
-  return reach;
+  let quietReach = -Infinity;
+  for (const p of pairs) {
+    reach = Math.max(reach, pairReach(p));
+    quietReach = Math.max(quietReach, pairQuietReach(p));
+  }
+  return { reach, quietReach };
 }

@@ -86,6 +86,12 @@ export const isQueueDropped = (e: NormalizedEvent) => e.kind === "rebalance" && 
 export const isPartitionLost = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "lost";
 /** A result line (`rebalanced result changed`, gRPC assignments): the instance's whole new set of queues. */
 export const isResultSet = (e: NormalizedEvent) => e.kind === "rebalance" && action(e) === "result";
+/**
+ * isQueueRemoved, isQueueDropped or isResultSet, from the fields the ingest journal keeps of a line (its kind,
+ * `detail->>'action'`, queue): the lines that who held the queue reads past the second delivery (reach.ts).
+ */
+export const givesQueueUp = (kind: string, lineAction: string | null, queue: string | null): boolean =>
+  kind === "rebalance" && ((REMOVED.has(lineAction ?? "") && queue !== null) || lineAction === "dropped_without_result" || lineAction === "result");
 /** Kafka's poll timeout and RabbitMQ's ack timeout: the consumer took too long and lost the message. */
 export const isConsumerTimeout = (e: NormalizedEvent) => isPollTimeout(e) || (e.kind === "instance_lifecycle" && action(e) === "ack_timeout");
 /**

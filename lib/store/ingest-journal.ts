@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { PlainKeys, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
+import { givesQueueUp } from "../diagnosis/sources.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
 import { settlePlainKeys } from "./plain-keys.ts";
 
@@ -115,10 +116,13 @@ export interface JournalBatch {
    */
   keylessMsgIds: string[];
   /**
-   * Keyless events change the context of the keys around them: [group, from ts, to ts], per group of the keys they
-   * touch, or null for lines without a group, which are context of every group's keys from their host.
+   * Keyless events change the context of the keys around them: [group, from ts, to ts, loud], per group of the keys
+   * they touch, or null for lines without a group, which are context of every group's keys from their host. loud:
+   * one of the lines gives a queue up (lib/diagnosis/sources.ts givesQueueUp), which can change a key's diagnosis
+   * up to its reach; other lines only up to its quiet reach (lib/diagnosis/reach.ts). Absent in rows written before
+   * it was kept: loud.
    */
-  marks: [string | null, number, number][];
+  marks: Mark[];
   /** [source, format, events, max ts] */
   sources: [string, string, number, number][];
   /** [group, layer, decision, count] for dedup decisions and business effects that state one. */
@@ -135,6 +139,7 @@ export interface JournalBatch {
 }
 
 type PlainEntry = [number, string[], string[], number, number, StoredPlain];
+type Mark = [group: string | null, from: number, to: number, loud?: boolean];
 
 function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by = 1): void {
   const entry = map.get(id);
@@ -150,7 +155,7 @@ export class JournalBuilder {
   /** key → the earliest ts of its rows */
   private readonly keys = new Map<string, number>();
   private readonly keyless = new Set<string>();
-  private readonly marks = new Map<string | null, [string | null, number, number]>();
+  private readonly marks = new Map<string | null, Mark>();
   /** source → format → [source, format, rows, max ts] */
   private readonly sources = new Map<string, Map<string, [string, string, number, number]>>();
   private readonly decisions = new Map<string, { key: [string, string, string | null]; n: number }>();
@@ -158,7 +163,7 @@ export class JournalBuilder {
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
   private readonly plain = new PlainKeys();
   add(r: Contribution): void {
-    this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys);
+    this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys, givesQueueUp(r.kind, r.action, r.queue));
     if (r.bizKey !== null) this.plain.add(r.bizKey, r);
     this.byKind(r);
   }
@@ -168,14 +173,15 @@ export class JournalBuilder {
    * (a keyed row's tells whether its key is delivered once).
    */
   addEvent(e: NormalizedEvent): void {
-    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, e.bizKey === null ? namedKeysOf(e.detail.keys) : NO_KEYS);
+    const keyless = e.bizKey === null;
+    this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, keyless ? namedKeysOf(e.detail.keys) : NO_KEYS, keyless && givesQueueUp(e.kind, textOf(e.detail.action), e.queue));
     if (e.bizKey === null && !DEDUP_KINDS.has(e.kind) && e.kind !== "rebalance") return;
     const contribution = contributionOf(e);
     if (e.bizKey !== null) this.plain.add(e.bizKey, contribution);
     this.byKind(contribution);
   }
 
-  private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[]): void {
+  private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[], loud: boolean): void {
     if (bizKey !== null) this.key(bizKey, ts);
     else {
       if (msgId !== null) this.keyless.add(msgId);
@@ -187,7 +193,8 @@ export class JournalBuilder {
       if (mark) {
         mark[1] = Math.min(mark[1], ts);
         mark[2] = Math.max(mark[2], ts);
-      } else this.marks.set(group, [group, ts, ts]);
+        mark[3] ||= loud;
+      } else this.marks.set(group, [group, ts, ts, loud]);
     }
     const format = this.formatOf(id);
     // Every row has a source, and a batch one or two, each given as the same string by its parser: a map per
@@ -388,7 +395,7 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<num
   /** key → the earliest ts of its new events; null: any time */
   const keys = new Map<string, number | null>();
   const keyless = new Set<string>();
-  const marks: [string | null, number, number][] = [];
+  const marks: Mark[] = [];
   const sources = new Map<string, [string, string, number, number, number]>();
   const decisions = new Map<string, [string, string, string | null, number]>();
   const rebalances = new Map<string, [string, string, number]>();
@@ -453,8 +460,8 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<num
     [[...keys.keys()], [...keys.values()].map((v) => (v === null ? null : String(v))), [...keyless]],
   );
   if (marks.length > 0) {
-    await session.run(`INSERT INTO diagnosis_marks (group_name, from_ts, to_ts) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])`, [
-      cols(marks, 0), cols(marks, 1), cols(marks, 2),
+    await session.run(`INSERT INTO diagnosis_marks (group_name, from_ts, to_ts, loud) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::boolean[])`, [
+      cols(marks, 0), cols(marks, 1), cols(marks, 2), cols(marks, 3, (loud) => loud !== false),
     ]);
   }
   const s = [...sources.values()];

@@ -203,6 +203,35 @@ for (const backend of backends) {
       await drainQueue(store.driver);
     });
 
+    it("queues a key again past its quiet reach only for a line that gives a queue up", async () => {
+      // A group of its own, so that only this story's lines are its context. The first consumer logs again 3.3 s after
+      // the redelivery: the quiet reach is there; the reach, a rebalance interval and the skew past the redelivery.
+      const group = { broker: "rocketmq" as const, group: "quiet-consumer", source: "rocketmq-client-log:client-10.0.0.5.log" };
+      const story = orderStory("ORDER-QUIET").filter((e) => e.kind !== "rebalance").map((e) => (e.group === undefined ? e : { ...e, group: group.group }));
+      const moved = { ...group, kind: "rebalance" as const, ts: T0 + 1204, queue: "broker-a:3", instance: "10.0.0.7@88", detail: { action: "add" }, source: "rocketmq-client-log:client-10.0.0.7.log" };
+      const connected = { ...group, kind: "instance_lifecycle" as const, ts: T0 + 100, instance: "10.0.0.7@88", detail: { action: "connected" }, source: "rocketmq-broker-log:broker.log" };
+      const alive = { ...group, kind: "rebalance" as const, ts: T0 + 5000, queue: "broker-a:1", instance: "10.0.0.5@4121", detail: { action: "add" } };
+      await insertEvents(store.driver, normalized([...story, moved, connected, alive]));
+      await drainQueue(store.driver);
+      const [stored] = await store.driver.query<{ reach_ts: string; quiet_reach_ts: string }>(`SELECT reach_ts::text, quiet_reach_ts::text FROM verdicts WHERE biz_key = 'ORDER-QUIET'`);
+      assert.deepEqual([Number(stored!.reach_ts), Number(stored!.quiet_reach_ts)], [T0 + 1690 + 20_000 + 3000, T0 + 5000]);
+      let n = 0;
+      const queuedFor = async (ts: number, action: string, queue = "broker-a:3") => {
+        await insertEvents(store.driver, normalized([{ ...group, kind: "rebalance", ts, queue, instance: "10.0.0.7@88", detail: { action }, source: `rocketmq-client-log:quiet-${n++}.log` }]));
+        const { marksExpanded } = await processQueueStep(store.driver, { batch: 1000, markSettleMs: 60_000 });
+        assert.equal(marksExpanded, 1);
+        const queued = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM diagnosis_queue WHERE biz_key = 'ORDER-QUIET'`);
+        await store.driver.run(`DELETE FROM diagnosis_queue`);
+        return queued.length === 1;
+      };
+      assert.equal(await queuedFor(T0 + 4000, "add"), true, "a queue added before the quiet reach may change it");
+      assert.equal(await queuedFor(T0 + 10_000, "add"), false, "a queue added after it cannot");
+      assert.equal(await queuedFor(T0 + 10_000, "remove"), true, "a queue given up before the reach may");
+      assert.equal(await queuedFor(T0 + 30_000, "remove"), false, "after the reach nothing can");
+      const [mark] = await store.driver.query<{ loud: boolean }>(`SELECT loud FROM diagnosis_marks LIMIT 1`);
+      assert.equal(mark, undefined, "every mark was expanded");
+    });
+
     it("keeps a key's verdict rows when a second diagnosis gives the same verdicts, and replaces them when not", async () => {
       await insertEvents(store.driver, normalized(orderStory("ORDER-SAME")).filter((e) => e.kind !== "rebalance"));
       await drainQueue(store.driver);

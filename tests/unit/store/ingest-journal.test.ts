@@ -53,8 +53,8 @@ describe("ingest journal", () => {
     assert.deepEqual(
       j.marks,
       [
-        ["cg", T + 3, T + 20_000],
-        [null, T, T],
+        ["cg", T + 3, T + 20_000, false],
+        [null, T, T, false],
       ],
       "the keyless lines of a group, from the first to the last; those without a group in a mark of their own",
     );
@@ -67,6 +67,25 @@ describe("ingest journal", () => {
     assert.deepEqual(j.decisions, [["cg", "redis", "hit", 1], ["cg", "", "executed", 1]], "only events that state a decision");
     assert.deepEqual(j.rebalances, [["cg", "t", 2], ["", "t", 1]]);
     assert.deepEqual(j.slots, [[T + 10_000, "cg", "t", 1]], "ownership changes of a group, by 10-second slot");
+  });
+
+  it("calls a mark loud when one of its lines gives a queue up, whichever way the rows come", () => {
+    const line = (n: number, group: string, detail: NormalizedEvent["detail"], queue: string | null = "broker-a:1") =>
+      event({ id: `rocketmq-client-log:${HEX}:${n}`, kind: "rebalance", group, queue, detail, ts: T + n });
+    const rows = [
+      line(1, "adds", { action: "add" }),
+      line(2, "adds", { action: "assign" }),
+      line(3, "removes", { action: "add" }),
+      line(4, "removes", { action: "remove" }),
+      line(5, "unnamed", { action: "remove" }, null),
+      line(6, "dropped", { action: "dropped_without_result" }),
+      line(7, "result", { action: "result", queues: ["broker-a:1"] }),
+    ];
+    const expected = [["adds", T + 1, T + 2, false], ["removes", T + 3, T + 4, true], ["unnamed", T + 5, T + 5, false], ["dropped", T + 6, T + 6, true], ["result", T + 7, T + 7, true]];
+    assert.deepEqual(journalOf(rows.map(contributionOf)).marks, expected);
+    const built = new JournalBuilder();
+    for (const e of rows) built.addEvent(e);
+    assert.deepEqual(built.finish().marks, expected, "summed from the events as from their rows");
   });
 
   it("queues a key a keyless line names from the line's time, and keeps each key's earliest", () => {
