@@ -326,7 +326,7 @@ export async function writeJournal(session: SqlSession, journal: JournalBatch): 
   // Every stored row has a source.
   if (journal.sources.length === 0) return;
   const { keys, keysFrom, keylessMsgIds, ...rest } = journal;
-  await session.run(`INSERT INTO ingest_journal (keys, keys_from, keyless_msg_ids, batch) VALUES ($1::text[], $2::bigint[], $3::text[], $4::jsonb)`, [
+  await session.run(`INSERT INTO ingest_journal (keys, keys_from, keyless_msg_ids, batch) VALUES ($1::text[], $2::bigint[], $3::text[], $4::json)`, [
     keys,
     keysFrom.map(String),
     keylessMsgIds,
