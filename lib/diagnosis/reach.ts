@@ -27,11 +27,11 @@ import type { MissingCode, MissingData } from "./types.ts";
  *
  * Of those reads, only who held the queue looks past the second delivery (plus the skew) for lines of every kind, and
  * it keeps only lines that give a queue up there: a removal, a dropped queue or message, a rebalance result
- * (sources.ts `givesQueueUp`); the lines that add a queue, members joining, lifecycle lines count only up to the second delivery.
- * So a key has a second, nearer bound, its quiet reach, for every other line: the second delivery plus the skew, or
- * the first instance's first line after the redelivery if a rule read it (an earlier line would take its place). A
- * busy group's rebalance lines are mostly adds (each member logs the queues it takes), and past its quiet reach none
- * of them queues a key again.
+ * (sources.ts `givesQueueUp`); the lines that add a queue, members joining, lifecycle lines count only up to the
+ * second delivery. So a key has a second, nearer bound, its quiet reach, for every other line: the second delivery
+ * plus the skew, or the first instance's first line after the redelivery if a rule read it (an earlier line would
+ * take its place). A busy group's rebalance lines are mostly adds (each member logs the queues it takes), and past its
+ * quiet reach none of them queues a key again.
  * tests/unit/diagnosis/reach.test.ts checks both bounds on the simulator's scenarios: lines stamped past them, real
  * ones arriving later and any line moved there, leave the diagnosis as it was.
  */
@@ -48,7 +48,7 @@ export function pairReach(p: Pair): number {
   return Math.max(p.second.start + rebalanceIntervalMs + clockSkewMs, read.aliveAfter?.event.ts ?? -Infinity);
 }
 
-/** The latest stamp of a line that gives no queue up (sources.ts `givesQueueUp`) that could change what the rules read for this pair. */
+/** The latest stamp of a line that gives no queue up (sources.ts `givesQueueUp`) that could change what this pair's rules read. */
 export function pairQuietReach(p: Pair): number {
   const reach = pairReach(p);
   if (reach === Infinity) return Infinity;
