@@ -82,51 +82,40 @@ describe("a key's reach", () => {
     assert.ok(nearer > cases.length / 2, `${nearer} of ${cases.length} keys with a bounded reach have a nearer quiet one`);
   });
 
-  it("gives the diagnosis every later line of the run gives, once the lines that give a queue up and the others up to its quiet reach have arrived", () => {
+  /**
+   * The lines stamped up to a cut have arrived, the later ones not yet (but those `always` keeps); the cut moves to the
+   * bound `reachOf` reads until it covers it. Then the whole run's context must give the same diagnosis.
+   */
+  function checkLateLines(reachOf: (r: ReturnType<typeof diagnoseKeyWithReach>) => number, always: (e: NormalizedEvent) => boolean): void {
     let checked = 0;
     let late = 0;
     for (const c of all) {
       let cut = Math.max(...c.input.events.map((e) => e.ts));
       for (let round = 0; round < 5; round++) {
-        const arrived = { ...c.input, context: c.input.context.filter((e) => e.ts <= cut || loud(e)) };
-        const { diagnosis, quietReach } = diagnoseKeyWithReach(arrived);
-        if (quietReach === Infinity) break;
-        if (quietReach > cut) {
-          cut = quietReach;
+        const arrived = { ...c.input, context: c.input.context.filter((e) => e.ts <= cut || always(e)) };
+        const result = diagnoseKeyWithReach(arrived);
+        const bound = reachOf(result);
+        if (bound === Infinity) break;
+        if (bound > cut) {
+          cut = bound;
           continue;
         }
         late += c.input.context.length - arrived.context.length;
-        assert.deepEqual(diagnoseKeyWithReach(c.input).diagnosis, diagnosis, c.input.bizKey);
+        assert.deepEqual(diagnoseKeyWithReach(c.input).diagnosis, result.diagnosis, c.input.bizKey);
         checked++;
         break;
       }
     }
     assert.ok(checked > all.length / 2, `${checked} of ${all.length} keys checked`);
     assert.ok(late > 1000, `${late} later lines`);
+  }
+
+  it("gives the diagnosis every later line of the run gives, once the lines that give a queue up and the others up to its quiet reach have arrived", () => {
+    checkLateLines((r) => r.quietReach, loud);
   });
 
   it("gives the diagnosis every later line of the run gives, once the lines up to it have arrived", () => {
-    let checked = 0;
-    let late = 0;
-    for (const c of all) {
-      // The lines stamped up to a cut have arrived, the later ones not yet; the cut moves to the reach until it covers it.
-      let cut = Math.max(...c.input.events.map((e) => e.ts));
-      for (let round = 0; round < 5; round++) {
-        const arrived = { ...c.input, context: c.input.context.filter((e) => e.ts <= cut) };
-        const { diagnosis, reach } = diagnoseKeyWithReach(arrived);
-        if (reach === Infinity) break;
-        if (reach > cut) {
-          cut = reach;
-          continue;
-        }
-        late += c.input.context.length - arrived.context.length;
-        assert.deepEqual(diagnoseKeyWithReach(c.input).diagnosis, diagnosis, c.input.bizKey);
-        checked++;
-        break;
-      }
-    }
-    assert.ok(checked > all.length / 2, `${checked} of ${all.length} keys checked`);
-    assert.ok(late > 1000, `${late} later lines`);
+    checkLateLines((r) => r.reach, () => false);
   });
 
   /** Any keyless line of the run, moved into one of a case's groups, onto one of its instances, stamped after `from`. */
