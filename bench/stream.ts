@@ -1,7 +1,12 @@
 import { createHash } from "node:crypto";
 import type { EventKind, NormalizedEvent } from "../lib/events/model.ts";
+import { UniqIds } from "../lib/simulator/ids.ts";
+import { Rng } from "../lib/simulator/random.ts";
 
 /** The simulated order stream bench:soak writes and bench:worker diagnoses. */
+
+/** The order service's instances that publish: each builds its messages' UNIQ_KEYs itself. */
+const PRODUCERS = 4;
 
 const hex32 = (n: number, salt: string) => createHash("md5").update(`${salt}:${n}`).digest("hex");
 
@@ -22,22 +27,32 @@ function event(
 
 /**
  * One order's events as the collectors would normalize them: the trace's publish, consume start and end, the dedup
- * log's pass; one order in 50 is consumed again on another instance 1.5 s later and caught by Redis; one line in
+ * log's pass; its msgId is the UNIQ_KEY its producer instance builds (lib/simulator/ids.ts: the instance's address,
+ * pid and class-loader hash, then the time and a counter), so one instance's ids follow each other as in a real
+ * cluster, not scattered as hashes would be (docs/performance.md#the-soaks-message-ids); one order in 50 is consumed again on another instance 1.5 s later and caught by Redis; one line in
  * `rebalanceEvery` orders (2000 unless told) is a client-log rebalance of the group, and one in four of those comes
  * with a broker-log line of a member connecting.
  */
 export class Stream {
   private next = 0;
   readonly recentKeys: string[] = [];
+  private readonly producers: { ip: string; ids: UniqIds }[];
 
-  constructor(private readonly rebalanceEvery = 2000) {}
+  constructor(private readonly rebalanceEvery = 2000) {
+    const rng = new Rng(2000);
+    this.producers = Array.from({ length: PRODUCERS }, (_, i) => {
+      const ip = `10.0.0.${9 + i}`;
+      return { ip, ids: new UniqIds(ip, 4100 + i, rng) };
+    });
+  }
 
   orders(count: number, at: number): NormalizedEvent[] {
     const out: NormalizedEvent[] = [];
     for (let i = 0; i < count; i++) {
       const n = this.next++;
       const key = `SOAK-${n}`;
-      const msgId = hex32(n, "msg").toUpperCase();
+      const producer = this.producers[n % PRODUCERS]!;
+      const msgId = producer.ids.next(at);
       const queue = `broker-a:${n % 16}`;
       const consumer = `10.0.1.${(n % 4) + 10}@${7000 + (n % 4)}`;
       const other = `10.0.1.${((n + 1) % 4) + 10}@${7000 + ((n + 1) % 4)}`;
@@ -46,7 +61,7 @@ export class Stream {
       const dedup = (role: string, ts: number, instance: string, decision: string): NormalizedEvent =>
         event(`dedup-log:${hex32(n, role)}`, "dedup", ts, key, msgId, queue, n, "pay-consumer", instance, null, { layer: "redis", decision }, "dedup-log:soak");
       out.push(
-        event(`rocketmq-trace:${hex32(n, "pub")}`, "publish", at, key, msgId, queue, n, null, "10.0.0.9", true, { producerGroup: "pay-producer" }, "rocketmq-trace:soak"),
+        event(`rocketmq-trace:${hex32(n, "pub")}`, "publish", at, key, msgId, queue, n, null, producer.ip, true, { producerGroup: "pay-producer" }, "rocketmq-trace:soak"),
         traced("before", "consume_start", at + 40, consumer, null),
         dedup("pass", at + 41, consumer, "pass"),
         traced("after", "consume_end", at + 90, consumer, true),
