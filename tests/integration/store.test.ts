@@ -115,6 +115,34 @@ for (const backend of backends) {
       assert.equal(journal!.batch.plain.length, 1, "the key is summed as delivered once");
     });
 
+    it("settles a key delivered once with its groups, topics and summary as they went in, whatever characters they hold", async () => {
+      // Quotes, backslashes, commas, braces and spaces in names must come back as they went in, from a first batch
+      // (the fold's insert) and with a later one merged into the row (its update, matched on the stored summary).
+      const group = `pay "odd", {consumer}\\ 支付`;
+      const topic = `PAY SUCCESS,{x}"\\`;
+      const events = normalized(orderStory("ORDER-ODD-CHARS").slice(0, 4).map((e) => ({ ...e, topic, ...(e.group ? { group } : {}) })));
+      const expected = new JournalBuilder();
+      for (const e of events) expected.addEvent(e);
+      const [, groups, topics, first, last, plain] = expected.finish().plain[0]!;
+      const row = () =>
+        store.driver.query<{ groups: string[]; topics: string[]; first_ts: string; last_ts: string; plain: unknown }>(
+          `SELECT groups, topics, first_ts, last_ts, plain FROM key_diagnoses WHERE biz_key = 'ORDER-ODD-CHARS'`,
+        );
+      await insertEvents(store.driver, events.slice(0, 3));
+      await drainQueue(store.driver);
+      const [settled] = await row();
+      assert.deepEqual([settled!.groups, settled!.topics], [[group], [topic]], "settled from its first batch");
+      await insertEvents(store.driver, events.slice(3));
+      await drainQueue(store.driver);
+      const [merged] = await row();
+      assert.deepEqual(
+        { ...merged!, first_ts: Number(merged!.first_ts), last_ts: Number(merged!.last_ts) },
+        { groups, topics, first_ts: first, last_ts: last, plain },
+        "the later batch merged into the row: the same as one batch of all four",
+      );
+      assert.equal(await store.prisma.diagnosisQueue.count({ where: { bizKey: "ORDER-ODD-CHARS" } }), 0, "settled, never queued");
+    });
+
     it("returns a key's events in time order with every field as it went in", async () => {
       const [input] = await loadDiagnosisInputs(store.driver, [ORDER_KEY]);
       const story = normalized(orderStory());
