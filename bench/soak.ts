@@ -42,9 +42,13 @@ const DIAGNOSIS_LOOPS = arg("diagnosis-loops", "1");
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Events per batch, as `dupscope ingest` sends them. */
 const BATCH = 5000;
-/** Batches waiting for a writer beyond which the stream is shed rather than held in memory: the rate is not sustained. */
-const MAX_WAITING = 40;
 const LAG_LIMIT_MS = 10_000;
+/**
+ * Batches waiting for a writer beyond which the stream is shed rather than held in memory: as many as the rate makes
+ * in LAG_LIMIT_MS, so a batch queued behind them would be written past the lag limit and the rate is not sustained.
+ * (A fixed 40 shed at 4 s of backlog at 50,000 events/s, where the lag limit allows 10, and at 20 s at 10,000.)
+ */
+const maxWaiting = (rate: number) => Math.max(1, Math.ceil((rate * LAG_LIMIT_MS) / 1000 / BATCH));
 
 // The writers here and the server read the same settings: the first partition fixes the span for the store.
 process.env.DUPSCOPE_RETENTION_EVENTS = RETENTION;
@@ -68,7 +72,7 @@ async function bareCopyRate(driver: SqlDriver): Promise<number> {
 interface Interval {
   written: number;
   lags: number[];
-  /** Events not created because the writers were MAX_WAITING batches behind. */
+  /** Events not created because the writers were maxWaiting batches (LAG_LIMIT_MS of the stream) behind. */
   shed: number;
 }
 
@@ -121,7 +125,7 @@ async function produce(): Promise<void> {
     last = now;
     const orders = Math.floor(due);
     due -= orders;
-    if (waiting.length >= MAX_WAITING) {
+    if (waiting.length >= maxWaiting(rateAt(now))) {
       interval.shed += Math.round(orders * EVENTS_PER_ORDER);
       continue;
     }
