@@ -78,6 +78,10 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
       keyRollups: await deleteInBatches(session, "key_rollups", "minute < $1", [verdictsBefore]),
       rebalanceRollups: await deleteInBatches(session, "rebalance_rollups", "slot < $1", [verdictsBefore]),
       countedVerdicts: await deleteInBatches(session, "metric_verdicts_counted", "counted_at < $1", [at]),
+      // Verdicts wait here for a /metrics scrape to count them; where nothing scrapes, they would pile up for ever
+      // (400,000 rows in a 30-minute soak at 50,000 events/s). One written longer ago than the retention is no
+      // longer counted.
+      pendingVerdicts: await deleteInBatches(session, "metric_verdicts_pending", "seen_at < $1", [at]),
       alertNotifications: await deleteInBatches(session, "alert_notifications", "created_at < $1", [at]),
       alertFirings: await deleteInBatches(session, "alert_firings", "resolved_at < $1", [at]),
       probeRuns: await deleteInBatches(session, "probe_runs", "probed_at < $1", [at]),

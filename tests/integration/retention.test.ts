@@ -195,6 +195,11 @@ for (const backend of backends) {
           [NOW - 2 * DAY_MS],
         );
       const keptBefore = await kept();
+      // Verdicts a /metrics scrape never counted: one noted before the verdicts' retention goes, a newer one stays.
+      await current().driver.run(
+        `INSERT INTO metric_verdicts_pending (id, seen_at) VALUES ('pending-expired', $1), ('pending-kept', $2)`,
+        [new Date(NOW - 2 * DAY_MS - 60_000), new Date(NOW - 2 * DAY_MS + 60_000)],
+      );
 
       const report = await runRetentionOnce(current().driver, { eventsMs: DAY_MS, verdictsMs: 2 * DAY_MS }, NOW);
       assert.deepEqual(await kept(), keptBefore);
@@ -209,6 +214,11 @@ for (const backend of backends) {
       assert.equal(await count(current(), `SELECT count(*) AS n FROM key_diagnoses WHERE biz_key IN ($1, 'ORDER-RET-0001')`, [key]), 0);
       assert.equal(await count(current(), rollups, [NOW - 2 * DAY_MS]), 0, "no rollup row outlives its verdicts");
       assert.ok(report.deleted.verdicts! >= 2 && report.deleted.keyDiagnoses! >= 2);
+      assert.deepEqual(
+        (await current().driver.query<{ id: string }>(`SELECT id FROM metric_verdicts_pending WHERE id LIKE 'pending-%' ORDER BY id`)).map((r) => r.id),
+        ["pending-kept"],
+      );
+      assert.ok(report.deleted.pendingVerdicts! >= 1);
 
       const health = await storeHealth(current());
       assert.equal(health.status, "ok");
