@@ -45,6 +45,38 @@ function allProcesses(): ProcStat[] {
 
 export type CpuPart = "bench" | "server" | "postgres";
 
+/**
+ * The whole machine's CPU time so far, from /proc/stat's first line, in seconds summed over its cores. What the three
+ * parts do not account for tells whether the machine itself changed during a run: `other` busy time (other processes,
+ * the kernel's threads, PostgreSQL backends that exited), `steal` (time the hypervisor gave another guest while this
+ * one was ready to run), `iowait` (idle with I/O outstanding).
+ */
+export interface MachineTimes {
+  busy: number;
+  idle: number;
+  iowait: number;
+  steal: number;
+}
+
+export function machineTimes(text = readFileSync("/proc/stat", "utf8")): MachineTimes {
+  const line = text.slice(0, text.indexOf("\n"));
+  if (!line.startsWith("cpu ")) throw new Error(`/proc/stat does not start with the cpu line: ${JSON.stringify(line.slice(0, 40))}`);
+  // user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is counted in user already.
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line.slice(4).trim().split(/\s+/).map(Number);
+  const seconds = (ticks: number) => ticks / TICKS_PER_SECOND;
+  return { busy: seconds(user + nice + system + irq + softirq), idle: seconds(idle), iowait: seconds(iowait), steal: seconds(steal) };
+}
+
+/** Cores of each kind over an interval: what the machine's times grew by, divided by the interval's seconds. */
+export function machineCores(before: MachineTimes, after: MachineTimes, seconds: number): MachineTimes {
+  return {
+    busy: (after.busy - before.busy) / seconds,
+    idle: (after.idle - before.idle) / seconds,
+    iowait: (after.iowait - before.iowait) / seconds,
+    steal: (after.steal - before.steal) / seconds,
+  };
+}
+
 /** CPU seconds so far of each process of a part, by pid: this process, the server's process tree, every PostgreSQL process. */
 export type CpuSnapshot = Map<number, { part: CpuPart; seconds: number }>;
 

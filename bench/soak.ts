@@ -6,12 +6,13 @@
 // real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
 // sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
 // and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95, the
-// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy; before
-// the stream, it prints the PostgreSQL settings that change these figures most, and a bare COPY into an unindexed
-// table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every --step-minutes,
-// and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis backlog not growing.
-// --profile-server DIR writes the server's CPU profile (node --cpu-prof) there when the run ends, to open in Chrome
-// DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
+// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy, with the
+// machine's other busy, idle and stolen cores: CPU that other processes or the hypervisor took shows there, not as a
+// slower store. Before the stream, it prints the PostgreSQL settings that change these figures most, and a bare COPY
+// into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
+// --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
+// backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there when the run
+// ends, to open in Chrome DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
@@ -23,7 +24,7 @@ import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { parseDuration, parseRetention } from "../lib/store/retention-config.ts";
 import { startServer } from "../tests/helpers/server.ts";
 import { adminQuery, arg, databaseUrl, fmt, loadAverage } from "./common.ts";
-import { cpuSnapshot, cpuUsed, type CpuPart } from "./cpu.ts";
+import { cpuSnapshot, cpuUsed, machineCores, machineTimes, type CpuPart, type MachineTimes } from "./cpu.ts";
 import { EVENTS_PER_ORDER, Stream } from "./stream.ts";
 import { percentile } from "./timings.ts";
 
@@ -181,17 +182,20 @@ interface Sample {
   benchRssMb: number;
   /** Cores each part kept busy over the interval (bench/cpu.ts). */
   cores: Record<CpuPart, number>;
+  /** The whole machine's cores over the interval; `busy` less the three parts is printed as other. */
+  machine: MachineTimes;
 }
 
 const samples: Sample[] = [];
-let cpuBefore = { at: Date.now(), snapshot: cpuSnapshot(server.pid) };
+let cpuBefore = { at: Date.now(), snapshot: cpuSnapshot(server.pid), machine: machineTimes() };
 
 async function sample(): Promise<void> {
   const taken = interval;
   interval = { written: 0, lags: [], shed: 0 };
-  const cpuNow = { at: Date.now(), snapshot: cpuSnapshot(server.pid) };
+  const cpuNow = { at: Date.now(), snapshot: cpuSnapshot(server.pid), machine: machineTimes() };
   const used = cpuUsed(cpuBefore.snapshot, cpuNow.snapshot);
   const seconds = (cpuNow.at - cpuBefore.at) / 1000;
+  const machine = machineCores(cpuBefore.machine, cpuNow.machine, seconds);
   cpuBefore = cpuNow;
   const lags = taken.lags.sort((a, b) => a - b);
   const [size] = await setup.query<{ bytes: string; partitions: string }>(
@@ -213,7 +217,9 @@ async function sample(): Promise<void> {
     serverRssMb: rssKb(server.pid) / 1024,
     benchRssMb: process.memoryUsage().rss / 1024 / 1024,
     cores: { bench: used.bench / seconds, server: used.server / seconds, postgres: used.postgres / seconds },
+    machine,
   };
+  const other = s.machine.busy - s.cores.bench - s.cores.server - s.cores.postgres;
   samples.push(s);
   console.log(
     [
@@ -224,7 +230,8 @@ async function sample(): Promise<void> {
       `backlog ${fmt(s.backlog)} keys (${fmt(s.settling)} settling)`,
       `key page p95 ${s.lookupP95.toFixed(1)} ms`,
       `RSS server ${s.serverRssMb.toFixed(0)} MB, bench ${s.benchRssMb.toFixed(0)} MB`,
-      `cores: server ${s.cores.server.toFixed(2)}, postgres ${s.cores.postgres.toFixed(2)}, bench ${s.cores.bench.toFixed(2)}`,
+      `cores: server ${s.cores.server.toFixed(2)}, postgres ${s.cores.postgres.toFixed(2)}, bench ${s.cores.bench.toFixed(2)}, other ${Math.max(0, other).toFixed(2)}`,
+      `idle ${s.machine.idle.toFixed(2)} (iowait ${s.machine.iowait.toFixed(2)}), steal ${s.machine.steal.toFixed(2)}`,
       s.shed > 0 ? `shed ${fmt(s.shed)}` : "",
     ]
       .filter(Boolean)
