@@ -24,16 +24,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Makes the server exit once this process is gone: see the file. */
+const EXIT_WITH_PARENT = require.resolve("./exit-with-parent.cjs");
+
 /**
  * Starts the built app (`next start`) as a real server process; scripts/test.mjs builds it first. `nodeArgs` go to
- * node before the script (a bench's `--cpu-prof`, which NODE_OPTIONS refuses).
+ * node before the script (a bench's `--cpu-prof`, which NODE_OPTIONS refuses). The server exits when this process
+ * does, even when this one is killed.
  */
 export async function startServer(env: Record<string, string>, fixedPort?: number, nodeArgs: string[] = []): Promise<RunningServer & { port: number }> {
   const port = fixedPort ?? (await freePort());
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, "--require", EXIT_WITH_PARENT, require.resolve("next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
