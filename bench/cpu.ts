@@ -49,8 +49,8 @@ export type CpuPart = "bench" | "server" | "postgres";
 /**
  * The whole machine's CPU time so far, from /proc/stat's first line, in seconds summed over its cores. What the three
  * parts do not account for tells whether the machine itself changed during a run: `other` busy time (other processes,
- * the kernel's threads, PostgreSQL backends that exited), `steal` (time the hypervisor gave another guest while this
- * one was ready to run), `iowait` (idle with I/O outstanding).
+ * the kernel's threads and interrupts), `steal` (time the hypervisor gave another guest while this one was ready to
+ * run), `iowait` (idle with I/O outstanding).
  */
 export interface MachineTimes {
   busy: number;
