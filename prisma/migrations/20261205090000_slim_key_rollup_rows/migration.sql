@@ -17,8 +17,7 @@ BEGIN
 END;
 $$;
 
--- What dupscope_roll_keys reads of a row: the rest is left null (a composite value does not check NOT NULL). The
--- row lists every column of key_diagnoses in order: a migration that adds one adds a NULL here.
+-- What dupscope_roll_keys reads of a row: the rest is left null (a composite value does not check NOT NULL).
 CREATE OR REPLACE FUNCTION "dupscope_rollup_row"("biz_key" TEXT, "groups" TEXT[], "topics" TEXT[], "last_ts" BIGINT, "lost" INTEGER)
 RETURNS "key_diagnoses" LANGUAGE sql IMMUTABLE AS $$
     SELECT ROW("biz_key", "groups", "topics", NULL, "last_ts", NULL, NULL, "lost", NULL, NULL, NULL, NULL)::"key_diagnoses"
