@@ -5,6 +5,7 @@ import type { SqlDriver, SqlSession } from "./driver.ts";
 import { contributionOfRow, journalOf, JournalBuilder, RETURNED_CONTRIBUTION, writeJournal, type ReturnedRow } from "./ingest-journal.ts";
 import { ensureEventPartitions, forgetEventPartitions, minuteOf } from "./partitions.ts";
 import { acceptedTs, retentionFromEnv, tsProblem, type TsWindow } from "./retention-config.ts";
+import { TextSlab } from "./text-slab.ts";
 
 export interface InsertResult {
   accepted: number;
@@ -130,9 +131,8 @@ export async function insertEvents(driver: SqlDriver, events: NormalizedEvent[],
 interface Chunk {
   rows: number;
   /**
-   * The rows' COPY text, in pieces of a few hundred rows: one string appended to row by row is a rope the collector
-   * has to trace. Encoded as each piece is joined, so a batch waiting to be written is off the JS heap, where the
-   * young collector would copy it and then promote it.
+   * The rows' COPY text as UTF-8, in slices of shared buffers (lib/store/text-slab.ts): a batch waiting to be written
+   * is off the JS heap, where the young collector would copy it and then promote it.
    */
   text: Buffer[];
   /** Each row's index in the batch. */
@@ -176,21 +176,19 @@ export class CopyRowsBuilder {
   private chunk = newChunk();
   /** The minute of the previous row: rows come in time order mostly, so most need no lookup in `minutes`. */
   private lastMinute = Number.NaN;
-  /** COPY lines of the current chunk not yet joined into one of its pieces. */
-  private lines: string[] = [];
+  /** The COPY text of the rows, cut into each chunk's pieces as the chunk ends and at the end of each `add`. */
+  private readonly text = new TextSlab();
 
   constructor(private readonly window: TsWindow = currentWindow()) {}
 
   /** Adds events; their indexes continue from the previous call's. */
   add(events: readonly NormalizedEvent[]): void {
     for (const event of events) this.addOne(event, this.count++);
-    this.joinLines();
+    this.cutText();
   }
 
-  private joinLines(): void {
-    if (this.lines.length === 0) return;
-    this.chunk.text.push(Buffer.from(this.lines.join("")));
-    this.lines = [];
+  private cutText(): void {
+    this.chunk.text.push(...this.text.take());
   }
 
   /**
@@ -224,12 +222,12 @@ export class CopyRowsBuilder {
       return;
     }
     const chunk = this.chunk;
-    this.lines.push(eventCopyLine(event, detailJson));
+    this.text.write(eventCopyLine(event, detailJson));
     chunk.indexes.push(index);
     chunk.journal.addEvent(event);
     chunk.rows += 1;
     if (chunk.rows === BATCH_ROWS) {
-      this.joinLines();
+      this.cutText();
       this.chunks.push(chunk);
       this.chunk = newChunk();
     }
