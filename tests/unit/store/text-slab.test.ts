@@ -14,7 +14,7 @@ const aLine = fc.oneof(
 describe("text written into slabs", () => {
   it("hands out each take's text exactly, in order, whatever the slab size", () => {
     fc.assert(
-      fc.property(fc.array(fc.array(aLine, { maxLength: 12 }), { maxLength: 12 }), fc.integer({ min: 16, max: 600 }), (takes, size) => {
+      fc.property(fc.array(fc.array(aLine, { maxLength: 12 }), { maxLength: 12 }), fc.integer({ min: 16, max: 40_000 }), (takes, size) => {
         const slab = new TextSlab(size);
         for (const lines of takes) {
           for (const line of lines) slab.write(line);
@@ -33,6 +33,13 @@ describe("text written into slabs", () => {
     for (let i = 0; i < 50; i++) slab.write(`row ${i}\n`);
     slab.take();
     assert.equal(first!.toString(), "first\n");
+  });
+
+  it("gives a batch of a few lines a small buffer, not a whole slab", () => {
+    const slab = new TextSlab();
+    slab.write("one row\n");
+    const [taken] = slab.take();
+    assert.ok(taken!.buffer.byteLength <= 16 * 1024, `${taken!.buffer.byteLength} bytes behind one row`);
   });
 
   it("takes nothing when nothing was written", () => {
