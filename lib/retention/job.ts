@@ -46,7 +46,9 @@ async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ k
   for (;;) {
     // Oldest first, along key_diagnoses_last_ts_idx. In key order each batch walked the primary key past the live
     // keys and the rows earlier batches had deleted: 40 batches of 5,000 of 675,000 keys took 32 ms a batch to select,
-    // 11 this way. The DELETE below still locks in key order (its index scan sorts the array).
+    // 11 this way. The DELETE below locks rows in the order its plan visits them: an index scan sorts the array into
+    // key order, a bitmap scan (the plan for 5,000 keys of 1.4 million) goes in physical order. A deadlock with a fold
+    // or a save fails this run, which the next one repeats (docs/performance.md#copy-text-written-into-buffers).
     const batch = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}`, [before]);
     if (batch.length === 0) return { keys, verdicts };
     const names = batch.map((r) => r.biz_key);
