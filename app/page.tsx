@@ -9,7 +9,7 @@ import { SearchBox } from "@/components/SearchBox.tsx";
 import { WidgetSkeleton } from "@/components/Widget.tsx";
 import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
-import { filterQuery, parseFilters, type Filters, type SearchParams } from "@/lib/queries/filters.ts";
+import { atKeptResolution, filterQuery, parseFilters, type Filters, type SearchParams } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { filterChoices } from "@/lib/views/filters.ts";
 import { storeState } from "@/lib/views/overview.ts";
@@ -57,7 +57,7 @@ export default async function OverviewPage({ searchParams }: Props) {
     );
   }
 
-  const f = parseFilters(sp, Date.now());
+  const f = atKeptResolution(parseFilters(sp, Date.now()), state.rawEventsFrom);
   const choices = await filterChoices(driver, f);
   const skeleton = (id: string, title: string) => <WidgetSkeleton id={id} title={title} label={t.states.loading} />;
   const props = { f, locale };

@@ -4,7 +4,7 @@ import { FilterBar } from "@/components/FilterBar.tsx";
 import { requestText } from "@/lib/i18n/request.ts";
 import { filterQuery, parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
-import { filterChoices } from "@/lib/views/filters.ts";
+import { filterChoices, keptResolution } from "@/lib/views/filters.ts";
 import { groupList } from "@/lib/views/groups.ts";
 
 export const dynamic = "force-dynamic";
@@ -19,7 +19,7 @@ export default async function GroupsPage({ searchParams }: Props) {
   const sp = await searchParams;
   const { locale, t } = await requestText(sp.lang);
   const { driver } = await getStore();
-  const f = { ...parseFilters(sp, Date.now()), group: null };
+  const f = await keptResolution(driver, { ...parseFilters(sp, Date.now()), group: null });
   const [groups, choices] = await Promise.all([groupList(driver, f), filterChoices(driver, f)]);
   const fmt = (n: number) => n.toLocaleString(locale);
   const keep = filterQuery(f, { group: null });

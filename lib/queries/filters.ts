@@ -35,6 +35,16 @@ export function bucketFor(spanMs: number): number {
   return BUCKETS.find((b) => spanMs / b <= MAX_BUCKETS) ?? Math.ceil(spanMs / MAX_BUCKETS / DAY) * DAY;
 }
 
+/**
+ * A range reaching back before the raw events still stored is charted in whole minutes at least: a key with nothing
+ * found is forgotten with its raw events (lib/retention/job.ts), and from then on only the per-minute key rollups
+ * count it, so finer bars there would count only the keys with a finding.
+ */
+export function atKeptResolution<F extends Filters>(f: F, rawEventsFrom: number | null): F {
+  if (rawEventsFrom === null || f.from >= rawEventsFrom || f.bucketMs % MIN === 0) return f;
+  return { ...f, bucketMs: MIN };
+}
+
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || null;
 
 /** Epoch ms, or a `datetime-local` value (`2026-11-30T12:00`), read as UTC like every time the UI shows. */

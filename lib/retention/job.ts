@@ -1,5 +1,6 @@
 import { logger } from "../log.ts";
 import { runEvery, type PeriodicHandle } from "../periodic.ts";
+import { rawEventsFrom } from "../queries/retention.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
 import type { Retention } from "../store/retention-config.ts";
@@ -7,8 +8,9 @@ import type { Retention } from "../store/retention-config.ts";
 /**
  * The retention job (docs/deploy.md#retention), run by one server at a time (lib/store/leadership.ts): makes the
  * next event partitions ahead of the writers, drops the partitions of raw events older than
- * DUPSCOPE_RETENTION_EVENTS, and deletes the verdicts, key diagnoses, rollups and alert history older than
- * DUPSCOPE_RETENTION_VERDICTS. Each run is logged and stored in retention_runs, which /api/health shows.
+ * DUPSCOPE_RETENTION_EVENTS with the keys whose diagnosis found nothing, and deletes the verdicts, the key diagnoses
+ * with a finding, rollups and alert history older than DUPSCOPE_RETENTION_VERDICTS. Each run is logged and stored in
+ * retention_runs, which /api/health shows.
  */
 
 /** Partitions made ahead of the current one, so a day's first writer never waits on a CREATE TABLE. */
@@ -63,16 +65,45 @@ async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ k
   }
 }
 
+/**
+ * Keys whose diagnosis found nothing (no duplicate, no lost message), nearly every key, go with their raw events:
+ * those whose last event is older than the oldest partition still kept. Kept for the verdicts' retention, a row per
+ * key outweighed the events themselves at production rates (docs/deploy.md#retention). Such a key has no verdict; its
+ * count in the key rollups stays until DUPSCOPE_RETENTION_VERDICTS, as the overview's rates need it.
+ */
+async function forgetKeysWithoutFindings(driver: SqlDriver, keptFrom: number): Promise<number> {
+  let forgotten = 0;
+  for (;;) {
+    const n = await driver.transaction(async (tx) => {
+      // Every deleted row's minute is before keptFrom: the delete trigger leaves their rollup counts alone.
+      await tx.query(`SELECT set_config('dupscope.rollups_expire_before', $1, true)`, [String(keptFrom)]);
+      // One statement (its subquery and delete share a snapshot, so an address names the row it was read from),
+      // along key_diagnoses_unfound_last_ts_idx; a row a worker gave a finding meanwhile fails the recheck and stays.
+      return tx.run(
+        `DELETE FROM key_diagnoses WHERE ctid = ANY(ARRAY(
+           SELECT ctid FROM key_diagnoses WHERE diagnosis IS NULL AND last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}))
+           AND diagnosis IS NULL AND last_ts < $1`,
+        [keptFrom],
+      );
+    });
+    forgotten += n;
+    if (n < DELETE_BATCH) return forgotten;
+  }
+}
+
 export async function runRetentionOnce(driver: SqlDriver, retention: Retention, now = Date.now()): Promise<RetentionRunReport> {
   const eventsBefore = now - retention.eventsMs;
   const verdictsBefore = now - retention.verdictsMs;
   const span = await partitionSpan(driver);
   await ensureEventPartitions(driver, Array.from({ length: PARTITIONS_AHEAD + 1 }, (_, i) => minuteOf(now + i * span)));
   const { dropped, waiting } = await dropEventPartitionsBefore(driver, eventsBefore);
+  const keptFrom = (await rawEventsFrom(driver)) ?? eventsBefore;
+  const keysWithoutFindings = await forgetKeysWithoutFindings(driver, keptFrom);
   const at = new Date(verdictsBefore);
   const { keys, verdicts } = await deleteExpiredKeys(driver, verdictsBefore);
   const deleted = await driver.session(async (session) => {
     return {
+      keysWithoutFindings,
       keyDiagnoses: keys,
       verdicts,
       // The minutes of the verdicts and key diagnoses deleted above, whose delete triggers left these rows alone.

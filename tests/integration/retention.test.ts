@@ -9,7 +9,10 @@ import { applyMigrations, loadMigrations } from "../../lib/store/migrations.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { DAY_MS, dayOf, eventPartitions } from "../../lib/store/partitions.ts";
 import { acceptedTs, retentionFromEnv, type Retention } from "../../lib/store/retention-config.ts";
+import { bucketFor, type Filters } from "../../lib/queries/filters.ts";
+import { keptResolution } from "../../lib/views/filters.ts";
 import { keyReport } from "../../lib/views/key-report.ts";
+import { kpis } from "../../lib/views/overview.ts";
 import { storeHealth } from "../../lib/views/health.ts";
 import { orderStory, validated as events } from "../helpers/events.ts";
 import { backends, useFreshStore } from "../helpers/stores.ts";
@@ -228,6 +231,33 @@ for (const backend of backends) {
       assert.deepEqual(health.retention.lastRun?.droppedPartitions, report.droppedPartitions);
       assert.equal(health.retention.lastError, null);
       assert.equal(health.retention.partitions.newest, new Date(TODAY + 2 * DAY_MS).toISOString().slice(0, 10));
+    });
+
+    it("forgets a key whose diagnosis found nothing with its raw events, keeps its count in the overview, and keeps the keys with a finding", async () => {
+      // Delivered once: the story's publish and first consumption, without the second.
+      const once = (at: number, key: string) => storyAt(at, key).slice(0, 4);
+      const old = TODAY - 9 * DAY_MS + 7 * 3_600_000;
+      await insertEvents(current().driver, [...once(old, "ORDER-RET-ONCE-OLD"), ...once(TODAY - DAY_MS, "ORDER-RET-ONCE-NEW"), ...storyAt(old + 60_000, "ORDER-RET-0005")], MONTH);
+      await drainQueue(current().driver);
+      const stored = () => current().driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE biz_key LIKE 'ORDER-RET-ONCE-%' OR biz_key = 'ORDER-RET-0005' ORDER BY 1`);
+      assert.deepEqual((await stored()).map((r) => r.biz_key), ["ORDER-RET-0005", "ORDER-RET-ONCE-NEW", "ORDER-RET-ONCE-OLD"]);
+      const minute = Math.floor(old / 60_000) * 60_000;
+      const keysOfMinute = () => count(current(), `SELECT coalesce(sum(keys), 0) AS n FROM key_rollups WHERE scope = 3 AND minute = $1`, [minute]);
+      assert.equal(await keysOfMinute(), 1);
+      const quarter: Filters = { range: "custom", from: minute - 5 * 60_000, to: minute + 10 * 60_000, bucketMs: bucketFor(15 * 60_000), group: null, topic: null, cause: null };
+      assert.equal((await kpis(current().driver, quarter)).keys, 2, "10 s bars, from the key rows");
+
+      const report = await runRetentionOnce(current().driver, WEEK, NOW);
+      assert.ok(report.deleted.keysWithoutFindings! >= 1);
+      assert.deepEqual((await stored()).map((r) => r.biz_key), ["ORDER-RET-0005", "ORDER-RET-ONCE-NEW"], "the old key with nothing found is forgotten");
+      assert.equal(await keyReport(current().driver, "ORDER-RET-ONCE-OLD"), undefined, "the key page finds nothing");
+      assert.ok((await keyReport(current().driver, "ORDER-RET-0005"))?.expired, "the key with a duplicate keeps its verdict");
+      assert.equal(await keysOfMinute(), 1, "its count stays in the rollups");
+      const charted = await keptResolution(current().driver, quarter);
+      assert.equal(charted.bucketMs, 60_000, "before the oldest raw events, bars are whole minutes");
+      assert.equal((await kpis(current().driver, charted)).keys, 2, "the forgotten key is still counted");
+      const recent: Filters = { ...quarter, from: TODAY - DAY_MS, to: TODAY - DAY_MS + 15 * 60_000 };
+      assert.equal((await keptResolution(current().driver, recent)).bucketMs, recent.bucketMs, "a range of kept raw events keeps its bars");
     });
   });
 

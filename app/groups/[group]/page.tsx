@@ -11,7 +11,7 @@ import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
-import { filterChoices } from "@/lib/views/filters.ts";
+import { filterChoices, keptResolution } from "@/lib/views/filters.ts";
 import { ACTIVITY_LIMIT, GROUP_PAGE_DIAGNOSES, groupPage } from "@/lib/views/groups.ts";
 import { TtlSample } from "./TtlSample.tsx";
 
@@ -31,7 +31,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const sp = await searchParams;
   const { locale, t } = await requestText(sp.lang);
   const { driver } = await getStore();
-  const f = { ...parseFilters(sp, Date.now()), group };
+  const f = await keptResolution(driver, { ...parseFilters(sp, Date.now()), group });
   // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
   const [{ spans, episodes, activityCut, advice, incidents, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
     groupPage(driver, group, f, locale),

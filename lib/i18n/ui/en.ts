@@ -118,7 +118,7 @@ export const en = {
     contextAll: "All of them, as JSON",
     rawEventsExpired: (from: string | null, diagnosedAt: string, remaining: number) =>
       `${remaining > 0 ? "Some raw events of this key have expired" : "The raw events of this key have expired"}: the store keeps none ${from === null ? "any more" : `before ${from} UTC`} (DUPSCOPE_RETENTION_EVENTS). The verdict below is the one diagnosed at ${diagnosedAt} UTC while they were stored${remaining > 0 ? `; the ${remaining} events listed are those left` : ""}.`,
-    notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested.`,
+    notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested. A key whose diagnosis found nothing is forgotten with its raw events (DUPSCOPE_RETENTION_EVENTS); one with a duplicate keeps its verdict.`,
     showRecord: "record",
   },
   timeline: {

@@ -105,7 +105,7 @@ export const zhCN: Dictionary = {
     contextAll: "全部事件（JSON）",
     rawEventsExpired: (from, diagnosedAt, remaining) =>
       `此业务键${remaining > 0 ? "的部分" : "的"}原始事件已过期删除：${from === null ? "存储中已没有原始事件" : `存储中不再保留 ${from} UTC 之前的原始事件`}（DUPSCOPE_RETENTION_EVENTS）。下面的结论是它们还在时于 ${diagnosedAt} UTC 得出的诊断${remaining > 0 ? `；下列 ${remaining} 个事件是剩下的部分` : ""}。`,
-    notFound: (key) => `没有 ${key} 的事件。业务键区分大小写；也会按 msgId 和 offsetMsgId 查找。请确认其消费者日志和轨迹已导入。`,
+    notFound: (key) => `没有 ${key} 的事件。业务键区分大小写；也会按 msgId 和 offsetMsgId 查找。请确认其消费者日志和轨迹已导入。诊断无发现的业务键随原始事件一起过期（DUPSCOPE_RETENTION_EVENTS）；有重复消费的业务键保留其结论。`,
     showRecord: "原始记录",
   },
   timeline: {

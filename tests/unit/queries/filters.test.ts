@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { bucketFor, filterQuery, parseFilters } from "../../../lib/queries/filters.ts";
+import { atKeptResolution, bucketFor, filterQuery, parseFilters } from "../../../lib/queries/filters.ts";
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0);
 const MIN = 60_000;
@@ -26,6 +26,18 @@ describe("dashboard filters in the URL", () => {
 
   it("keep every range at 100 buckets or fewer", () => {
     for (const span of [15 * MIN, 60 * MIN, 6 * 60 * MIN, 24 * 60 * MIN, 7 * 24 * 60 * MIN, 90 * 24 * 60 * MIN]) assert.ok(span / bucketFor(span) <= 100, String(span));
+  });
+
+  it("chart a range that reaches back before the oldest raw events in whole minutes at least, and leave the rest as parsed", () => {
+    const quarter = parseFilters({ range: "15m" }, NOW);
+    assert.equal(quarter.bucketMs, 10_000);
+    assert.equal(atKeptResolution(quarter, NOW - 10 * MIN).bucketMs, MIN, "its first 5 minutes have no raw events left");
+    assert.equal(atKeptResolution(quarter, quarter.from), quarter, "every raw event of the range is kept");
+    assert.equal(atKeptResolution(quarter, null), quarter, "nothing stored");
+    const day = parseFilters({ range: "24h" }, NOW);
+    assert.equal(atKeptResolution(day, NOW).bucketMs, day.bucketMs, "bars of whole minutes already");
+    const grouped = { ...quarter, group: "cg_x" };
+    assert.deepEqual(atKeptResolution(grouped, NOW), { ...grouped, bucketMs: MIN }, "the other filters kept");
   });
 
   it("write links that keep the filters, leaving a live preset without fixed times", () => {
