@@ -39,55 +39,38 @@ async function deleteInBatches(session: SqlSession, table: string, where: string
 }
 
 /**
- * A key's verdicts go with its key diagnosis, by key: a key still active keeps its older verdicts, so the key page
- * never shows half a history. The rollup rows they count in are of minutes before `before`, deleted after them.
+ * Deletes, oldest first, the key diagnoses whose last event is before `before` (only those whose diagnosis found
+ * nothing with `withoutFindings`), with the verdicts of those that had a finding: a key goes whole, so the key page
+ * never shows half a history. The delete triggers leave the key and verdict rollups of the minutes before `before`
+ * alone (migration …_expired_rollups_left_alone): the run deletes those rows itself when they expire, and the counts
+ * of keys forgotten with their raw events stay until then (runRetentionOnce).
  */
-async function deleteExpiredKeys(driver: SqlDriver, before: number): Promise<{ keys: number; verdicts: number }> {
+async function deleteKeysBefore(driver: SqlDriver, before: number, withoutFindings: boolean): Promise<{ keys: number; verdicts: number }> {
+  const unfound = withoutFindings ? "diagnosis IS NULL AND " : "";
   let keys = 0;
   let verdicts = 0;
   for (;;) {
-    // Oldest first, along key_diagnoses_last_ts_idx. In key order each batch walked the primary key past the live
-    // keys and the rows earlier batches had deleted: 40 batches of 5,000 of 675,000 keys took 32 ms a batch to select,
-    // 11 this way. The DELETE below locks rows in the order its plan visits them: an index scan sorts the array into
-    // key order, a bitmap scan (the plan for 5,000 keys of 1.4 million) goes in physical order. A deadlock with a fold
-    // or a save fails this run, which the next one repeats (docs/performance.md#copy-text-written-into-buffers).
-    const batch = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}`, [before]);
-    if (batch.length === 0) return { keys, verdicts };
-    const names = batch.map((r) => r.biz_key);
-    await driver.transaction(async (tx) => {
-      // The rollup rows of the minutes before `before` are deleted next (runRetentionOnce): the delete triggers leave
-      // them alone rather than take each expired row out of them first (migration …_expired_rollups_left_alone).
+    const batch = await driver.transaction(async (tx) => {
       await tx.query(`SELECT set_config('dupscope.rollups_expire_before', $1, true)`, [String(before)]);
-      verdicts += await tx.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [names]);
-      keys += await tx.run(`DELETE FROM key_diagnoses WHERE biz_key = ANY($1::text[]) AND last_ts < $2`, [names, before]);
-    });
-    if (batch.length < DELETE_BATCH) return { keys, verdicts };
-  }
-}
-
-/**
- * Keys whose diagnosis found nothing (no duplicate, no lost message), nearly every key, go with their raw events:
- * those whose last event is older than the oldest partition still kept. Kept for the verdicts' retention, a row per
- * key outweighed the events themselves at production rates (docs/deploy.md#retention). Such a key has no verdict; its
- * count in the key rollups stays until DUPSCOPE_RETENTION_VERDICTS, as the overview's rates need it.
- */
-async function forgetKeysWithoutFindings(driver: SqlDriver, keptFrom: number): Promise<number> {
-  let forgotten = 0;
-  for (;;) {
-    const n = await driver.transaction(async (tx) => {
-      // Every deleted row's minute is before keptFrom: the delete trigger leaves their rollup counts alone.
-      await tx.query(`SELECT set_config('dupscope.rollups_expire_before', $1, true)`, [String(keptFrom)]);
-      // One statement (its subquery and delete share a snapshot, so an address names the row it was read from),
-      // along key_diagnoses_unfound_last_ts_idx; a row a worker gave a finding meanwhile fails the recheck and stays.
-      return tx.run(
+      // One statement, along key_diagnoses_last_ts_idx (or its partial twin without findings): the subquery and the
+      // delete share a snapshot, so an address names the row it was read from, and a row changed meanwhile is checked
+      // again against the conditions. Selected by key and deleted by key, a batch of 5,000 of 1.4 million took 14.6
+      // ms against 6.3 (docs/performance.md#copy-text-written-into-buffers), and each key was looked up in verdicts
+      // too, when only the keys with a finding can have any. Rows lock in the order the plan visits them; a deadlock
+      // with a fold or a save fails this run, which the next one repeats.
+      const gone = await tx.query<{ biz_key: string; found: boolean }>(
         `DELETE FROM key_diagnoses WHERE ctid = ANY(ARRAY(
-           SELECT ctid FROM key_diagnoses WHERE diagnosis IS NULL AND last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}))
-           AND diagnosis IS NULL AND last_ts < $1`,
-        [keptFrom],
+           SELECT ctid FROM key_diagnoses WHERE ${unfound}last_ts < $1 ORDER BY last_ts LIMIT ${DELETE_BATCH}))
+           AND ${unfound}last_ts < $1
+         RETURNING biz_key, diagnosis IS NOT NULL AS found`,
+        [before],
       );
+      const found = gone.filter((r) => r.found).map((r) => r.biz_key);
+      if (found.length > 0) verdicts += await tx.run(`DELETE FROM verdicts WHERE biz_key = ANY($1::text[])`, [found]);
+      return gone.length;
     });
-    forgotten += n;
-    if (n < DELETE_BATCH) return forgotten;
+    keys += batch;
+    if (batch < DELETE_BATCH) return { keys, verdicts };
   }
 }
 
@@ -97,10 +80,14 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   const span = await partitionSpan(driver);
   await ensureEventPartitions(driver, Array.from({ length: PARTITIONS_AHEAD + 1 }, (_, i) => minuteOf(now + i * span)));
   const { dropped, waiting } = await dropEventPartitionsBefore(driver, eventsBefore);
+  // Keys whose diagnosis found nothing (no duplicate, no lost message), nearly every key, go with their raw events:
+  // those whose last event is older than the oldest partition still kept. Kept for the verdicts' retention, a row per
+  // key outweighed the events themselves at production rates (docs/deploy.md#retention). Such a key has no verdict;
+  // its count in the key rollups stays until DUPSCOPE_RETENTION_VERDICTS, as the overview's rates need it.
   const keptFrom = (await rawEventsFrom(driver)) ?? eventsBefore;
-  const keysWithoutFindings = await forgetKeysWithoutFindings(driver, keptFrom);
+  const { keys: keysWithoutFindings } = await deleteKeysBefore(driver, keptFrom, true);
   const at = new Date(verdictsBefore);
-  const { keys, verdicts } = await deleteExpiredKeys(driver, verdictsBefore);
+  const { keys, verdicts } = await deleteKeysBefore(driver, verdictsBefore, false);
   const deleted = await driver.session(async (session) => {
     return {
       keysWithoutFindings,
