@@ -2,17 +2,18 @@
 //                       [--partition 1m] [--sample-seconds 30] [--database NAME] [--profile-server DIR]
 //                       [--diagnosis-loops 1]
 //
-// A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one
-// real server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every
-// sample prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size
-// and partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95, the
-// processes' RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy, with the
-// machine's other busy, idle and stolen cores: CPU that other processes or the hypervisor took shows there, not as a
-// slower store. Before the stream, it prints the PostgreSQL settings that change these figures most, and a bare COPY
-// into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate grows by N every
-// --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the diagnosis
-// backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there when the run
-// ends, to open in Chrome DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
+// A steady simulated stream at --rate events/s into PostgreSQL through the writers dupscope ingest uses, with one real
+// server (diagnosis worker, retention job, key lookups) on the same database, retention set to minutes. Every sample
+// prints the rate written, the ingest lag (from an event's creation to its commit), the events table's size and
+// partitions, the diagnosis backlog (and how much of it waits for marks to settle), the key page's p95, the processes'
+// RSS and the cores each part (the bench's stream and writers, the server, PostgreSQL) kept busy, with the machine's
+// other busy, idle and stolen cores: CPU that other processes or the hypervisor took shows there, not as a slower
+// store; and the CPU a fixed piece of work takes against the first sample (bench/cpu-speed.ts): cores that got slower
+// show there, not as a costlier store. Before the stream, it prints the PostgreSQL settings that change these figures
+// most, and a bare COPY into an unindexed table measures this machine's ceiling in the same run. With --ramp N the rate
+// grows by N every --step-minutes, and the summary names the highest rate sustained: ingest lag p95 under 10 s and the
+// diagnosis backlog not growing. --profile-server DIR writes the server's CPU profile (node --cpu-prof) there when the
+// run ends, to open in Chrome DevTools. --diagnosis-loops N runs the server with DUPSCOPE_DIAGNOSIS_LOOPS=N.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { NormalizedEvent } from "../lib/events/model.ts";
@@ -24,6 +25,7 @@ import { openPgWriter } from "../lib/store/pg-writer.ts";
 import { parseDuration, parseRetention } from "../lib/store/retention-config.ts";
 import { startServer } from "../tests/helpers/server.ts";
 import { adminQuery, arg, databaseUrl, fmt, loadAverage } from "./common.ts";
+import { CpuSpeedProbe } from "./cpu-speed.ts";
 import { cpuSnapshot, cpuUsed, machineCores, machineTimes, type CpuPart, type MachineTimes } from "./cpu.ts";
 import { EVENTS_PER_ORDER, Stream } from "./stream.ts";
 import { percentile } from "./timings.ts";
@@ -105,6 +107,7 @@ const server = await startServer({
   DUPSCOPE_DIAGNOSIS_LOOPS: DIAGNOSIS_LOOPS,
 }, undefined, PROFILE_DIR === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`]);
 const drivers = await Promise.all(Array.from({ length: WRITERS }, () => openPgWriter(url)));
+const probe = new CpuSpeedProbe();
 
 const stream = new Stream();
 const waiting: { events: NormalizedEvent[]; createdAt: number }[] = [];
@@ -184,6 +187,8 @@ interface Sample {
   cores: Record<CpuPart, number>;
   /** The whole machine's cores over the interval; `busy` less the three parts is printed as other. */
   machine: MachineTimes;
+  /** CPU time of the probe's fixed work against the first sample's (bench/cpu-speed.ts); null without readings. */
+  slowness: number | null;
 }
 
 const samples: Sample[] = [];
@@ -218,6 +223,7 @@ async function sample(): Promise<void> {
     benchRssMb: process.memoryUsage().rss / 1024 / 1024,
     cores: { bench: used.bench / seconds, server: used.server / seconds, postgres: used.postgres / seconds },
     machine,
+    slowness: probe.take(),
   };
   const other = s.machine.busy - s.cores.bench - s.cores.server - s.cores.postgres;
   samples.push(s);
@@ -232,6 +238,7 @@ async function sample(): Promise<void> {
       `RSS server ${s.serverRssMb.toFixed(0)} MB, bench ${s.benchRssMb.toFixed(0)} MB`,
       `cores: server ${s.cores.server.toFixed(2)}, postgres ${s.cores.postgres.toFixed(2)}, bench ${s.cores.bench.toFixed(2)}, other ${Math.max(0, other).toFixed(2)}`,
       `idle ${s.machine.idle.toFixed(2)} (iowait ${s.machine.iowait.toFixed(2)}), steal ${s.machine.steal.toFixed(2)}`,
+      s.slowness === null ? "" : `probe ${s.slowness.toFixed(2)}×`,
       s.shed > 0 ? `shed ${fmt(s.shed)}` : "",
     ]
       .filter(Boolean)
@@ -247,6 +254,7 @@ try {
 } catch (error) {
   // A server left running would go on diagnosing into the database and skew the next run.
   await server.stop();
+  probe.stop();
   throw error;
 } finally {
   stopped = true;
@@ -292,6 +300,7 @@ if (afterExpiry.length > 1) {
 }
 console.log(best > 0 ? `highest rate sustained: ${fmt(best)} events/s` : "no rate was sustained");
 
+probe.stop();
 await server.stop();
 await Promise.all(drivers.map((d) => d.close()));
 await setup.close();

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+/**
+ * The machine's own speed, measured beside a soak. A child process runs the same piece of work once a second (an
+ * integer hash and a pass over a 4 MB array, ~5 ms) and reports the CPU time it took in its own process. That time
+ * does not grow when the machine is merely busy (waiting for a core is not CPU time); it grows when each core gets
+ * slower: a lower clock, a hyperthread or cache shared with a busier neighbour on the host. This hypervisor reports
+ * no steal, so without it a minute in which every part needs more cores for the same events looks like dupscope
+ * doing more work. A sample prints the median of its readings against the median of the first sample's.
+ */
+
+const PROBE = `
+const words = new Uint32Array(1 << 20);
+let sink = 0;
+function work() {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < 2000000; i++) h = Math.imul(h ^ i, 0x01000193);
+  for (let i = 0; i < words.length; i++) { words[i] = (words[i] + h + i) | 0; h ^= words[i]; }
+  return h;
+}
+// Compiled and optimized before the first reading, which would otherwise time the interpreter.
+for (let i = 0; i < 20; i++) sink ^= work();
+process.stdin.on("close", () => process.exit(0));
+process.stdin.resume();
+setInterval(() => {
+  const before = process.cpuUsage();
+  sink ^= work();
+  const used = process.cpuUsage(before);
+  process.stdout.write(String(used.user + used.system + (sink & 0)) + "\\n");
+}, 1000);
+`;
+
+/** The median of the readings against the base median; null without readings or base. */
+export function slowness(readings: readonly number[], base: number | null): number | null {
+  if (readings.length === 0 || base === null || base <= 0) return null;
+  return median(readings) / base;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export class CpuSpeedProbe {
+  private readonly child: ChildProcess;
+  private readings: number[] = [];
+  private base: number | null = null;
+
+  constructor() {
+    // Its stdin is a pipe from this process: it ends when this process does, however it ends.
+    this.child = spawn(process.execPath, ["-e", PROBE], { stdio: ["pipe", "pipe", "inherit"] });
+    createInterface({ input: this.child.stdout! }).on("line", (line) => {
+      const us = Number(line);
+      if (Number.isFinite(us) && us > 0) this.readings.push(us);
+    });
+  }
+
+  /** The readings since the last call against the first call's (1: as fast; 1.3: the same work took 30% more CPU). */
+  take(): number | null {
+    const readings = this.readings;
+    this.readings = [];
+    if (this.base === null && readings.length > 0) this.base = median(readings);
+    return slowness(readings, this.base);
+  }
+
+  stop(): void {
+    this.child.stdin?.end();
+    this.child.kill();
+  }
+}
