@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
+import { median } from "./timings.ts";
 
 /**
  * The machine's own speed, measured beside a soak. A child process runs the same piece of work once a second (an
- * integer hash and a pass over a 4 MB array, ~5 ms) and reports the CPU time it took in its own process. That time
- * does not grow when the machine is merely busy (waiting for a core is not CPU time); it grows when each core gets
- * slower: a lower clock, a hyperthread or cache shared with a busier neighbour on the host. This hypervisor reports
- * no steal, so without it a minute in which every part needs more cores for the same events looks like dupscope
- * doing more work. A sample prints the median of its readings against the median of the first sample's.
+ * integer hash and a pass over a 4 MB array, ~5 ms) and reports the CPU time it took in its own process. Waiting for
+ * a core is not CPU time; what grows it is each core getting slower: a lower clock, a hyperthread or cache shared
+ * with a busier neighbour. That neighbour can be the soak itself (on these two vCPUs it read ~10% higher at 0.3 idle
+ * than at 0.6, docs/performance.md#keys-with-nothing-found-forgotten-with-their-events), so a lapse is the host's only
+ * when the probe rises well beyond that. This hypervisor reports no steal. A sample prints the median of its readings
+ * against the median of the first sample's.
  */
 
 const PROBE = `
@@ -32,15 +34,9 @@ setInterval(() => {
 `;
 
 /** The median of the readings against the base median; null without readings or base. */
-export function slowness(readings: readonly number[], base: number | null): number | null {
+export function slowness(readings: number[], base: number | null): number | null {
   if (readings.length === 0 || base === null || base <= 0) return null;
   return median(readings) / base;
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export class CpuSpeedProbe {

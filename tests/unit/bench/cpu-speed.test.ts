@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CpuSpeedProbe, median, slowness } from "../../../bench/cpu-speed.ts";
+import { CpuSpeedProbe, slowness } from "../../../bench/cpu-speed.ts";
 
 test("slowness is the median of a sample's readings against the base median", () => {
-  assert.equal(median([5, 1, 3]), 3);
-  assert.equal(median([4, 1, 3, 2]), 2.5);
   assert.equal(slowness([5000, 5200, 9000], 5000), 1.04, "one reading taken while the probe was scheduled out does not move it");
   assert.equal(slowness([6500, 6500], 5000), 1.3);
   assert.equal(slowness([], 5000), null);
