@@ -64,6 +64,16 @@ for (const backend of backends) {
       await assert.rejects(applyMigrations(store.driver, edited), /were edited afterwards/);
     });
 
+    it("compresses the journal's large columns with lz4 where the server has it, and keeps pglz where it has not", async () => {
+      const columns = await store.driver.query<{ attname: string; attcompression: string }>(
+        `SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'ingest_journal'::regclass AND attname IN ('batch', 'keys', 'keys_from') ORDER BY attname`,
+      );
+      // PGlite is built without lz4 (its ALTER … SET COMPRESSION lz4 fails with feature_not_supported); the column then
+      // keeps the server's default, which pg_attribute shows as ''.
+      const expected = backend.name === "postgres" ? "l" : "";
+      assert.deepEqual(columns, ["batch", "keys", "keys_from"].map((attname) => ({ attname, attcompression: expected })));
+    });
+
     it("turns JIT off on its PostgreSQL connections, the store's and a writer's", { skip: backend.name !== "postgres" && "PGlite has no JIT" }, async () => {
       assert.deepEqual(await store.driver.query("SHOW jit"), [{ jit: "off" }]);
       const writer = await openPgWriter(storeUrl);
