@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EventKind, NormalizedEvent } from "../lib/events/model.ts";
 import { UniqIds } from "../lib/simulator/ids.ts";
 import { Rng } from "../lib/simulator/random.ts";
@@ -8,7 +7,42 @@ import { Rng } from "../lib/simulator/random.ts";
 /** The order service's instances that publish: each builds its messages' UNIQ_KEYs itself. */
 const PRODUCERS = 4;
 
-const hex32 = (n: number, salt: string) => createHash("md5").update(`${salt}:${n}`).digest("hex");
+/** murmur3's finalizer: a bijection of 32-bit words that spreads every input bit over the output. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const saltSeeds = new Map<string, number>();
+
+/** FNV-1a of a salt, once per salt (the stream has six). */
+function seedOf(salt: string): number {
+  let seed = saltSeeds.get(salt);
+  if (seed === undefined) {
+    seed = 0x811c9dc5;
+    for (let i = 0; i < salt.length; i++) seed = Math.imul(seed ^ salt.charCodeAt(i), 0x01000193) >>> 0;
+    saltSeeds.set(salt, seed);
+  }
+  return seed;
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const hex8 = (word: number) => HEX_BYTE[word >>> 24]! + HEX_BYTE[(word >>> 16) & 0xff]! + HEX_BYTE[(word >>> 8) & 0xff]! + HEX_BYTE[word & 0xff]!;
+
+/**
+ * An event id's 32 hex digits, spread over the unique index as the content hashes of real collectors are, and
+ * distinct for each (n, salt) while n < 2^32 (the first word is a bijection of n for each salt). An md5 of
+ * `${salt}:${n}` did the same at ~1.3 µs an event, half of the stream's CPU on the cores bench:soak measures.
+ */
+function hex32(n: number, salt: string): string {
+  const a = fmix32((n ^ seedOf(salt)) >>> 0);
+  const b = fmix32(a ^ 0x9e3779b9);
+  const c = fmix32(b ^ 0x7f4a7c15);
+  return hex8(a) + hex8(b) + hex8(c) + hex8(fmix32(c ^ 0x94d049bb));
+}
 
 /**
  * One event, every field written out in the same order: object spreads of a shared base with per-event overrides
