@@ -3,33 +3,29 @@ import { createInterface } from "node:readline";
 import { median } from "./timings.ts";
 
 /**
- * The machine's own speed, measured beside a soak. A child process runs the same piece of work once a second (an
- * integer hash and a pass over a 4 MB array, ~5 ms) and reports the CPU time it took in its own process. Waiting for
- * a core is not CPU time; what grows it is each core getting slower: a lower clock, a hyperthread or cache shared
- * with a busier neighbour. That neighbour can be the soak itself (on these two vCPUs it read ~10% higher at 0.3 idle
- * than at 0.6, docs/performance.md#keys-with-nothing-found-forgotten-with-their-events), so a lapse is the host's only
- * when the probe rises well beyond that. This hypervisor reports no steal. A sample prints the median of its readings
- * against the median of the first sample's.
+ * The machine's own speed, measured beside a soak. A child process runs the same piece of work once a second (the
+ * SHA-256 of an 8 MB buffer, ~5 ms) and reports the CPU time it took in its own process. The work is native code: a
+ * loop in JavaScript read 4.2× from minute 21 of a 30-minute soak whose every other figure stayed level, most likely
+ * V8 compiling it anew (docs/performance.md#lz4-for-the-journal). Waiting for a core is not CPU time; what grows it
+ * is each core getting slower: a lower clock, a hyperthread or cache shared with a busier neighbour. That neighbour
+ * can be the soak itself (on these two vCPUs it read ~10% higher at 0.3 idle than at 0.6,
+ * docs/performance.md#keys-with-nothing-found-forgotten-with-their-events), so a lapse is the host's only when the
+ * probe rises well beyond that. This hypervisor reports no steal. A sample prints the median of its readings against
+ * the median of the first sample's.
  */
 
 const PROBE = `
-const words = new Uint32Array(1 << 20);
-let sink = 0;
-function work() {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < 2000000; i++) h = Math.imul(h ^ i, 0x01000193);
-  for (let i = 0; i < words.length; i++) { words[i] = (words[i] + h + i) | 0; h ^= words[i]; }
-  return h;
-}
-// Compiled and optimized before the first reading, which would otherwise time the interpreter.
-for (let i = 0; i < 20; i++) sink ^= work();
+const { createHash } = require("node:crypto");
+const buffer = Buffer.alloc(8 << 20, 7);
+const work = () => createHash("sha256").update(buffer).digest();
+work();
 process.stdin.on("close", () => process.exit(0));
 process.stdin.resume();
 setInterval(() => {
   const before = process.cpuUsage();
-  sink ^= work();
+  work();
   const used = process.cpuUsage(before);
-  process.stdout.write(String(used.user + used.system + (sink & 0)) + "\\n");
+  process.stdout.write(String(used.user + used.system) + "\\n");
 }, 1000);
 `;
 
