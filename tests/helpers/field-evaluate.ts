@@ -126,8 +126,9 @@ export interface FieldEvaluation {
   failures: string[];
 }
 
-export function evaluateFieldCorpus(): FieldEvaluation {
-  const corpus = loadFieldCorpus();
+/** `root`: another corpus of the same layout (the blind batch, tests/fixtures/field-blind/); default the field corpus. */
+export function evaluateFieldCorpus(root?: string): FieldEvaluation {
+  const corpus = loadFieldCorpus(root);
   const byFormat = new Map<string, Tally>();
   const byTemplate = new Map<string, Tally>();
   const failures: string[] = [];
