@@ -8,7 +8,7 @@ import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from "amqp
 import { Redis } from "ioredis";
 import pg from "pg";
 import { parse } from "../../collectors/dedup-log/parse.ts";
-import { createDedupLog, rabbitmqInstance, type DedupLog } from "../../lib/dedup-emitter/index.ts";
+import { createDedupLog, rabbitmqInstance, type DedupLog } from "../../packages/dedup/src/index.ts";
 import { diagnoseKey } from "../../lib/diagnosis/diagnose.ts";
 import type { KeyDiagnosis } from "../../lib/diagnosis/types.ts";
 import { diagnoseKeys, drainQueue } from "../../lib/diagnosis-queue/queue.ts";
@@ -21,7 +21,7 @@ import { BROKER_URL, brokerProblems, deleteQueues, sleep, uniqueName, waitFor, w
 import { backends } from "../helpers/stores.ts";
 
 /**
- * The dedup emitter (lib/dedup-emitter, published as dupscope/dedup) in a real consumer: RabbitMQ delivers, the
+ * The dedup emitter (packages/dedup, the package @dupscope/dedup) in a real consumer: RabbitMQ delivers, the
  * consumer's Redis marker and PostgreSQL unique key run through the emitter, a worker's channel closes before its
  * ack and the broker redelivers to a second worker. The emitter's file and dupscope's RabbitMQ collector feed a
  * fresh store of each backend, and the stored events are diagnosed as the server diagnoses them:
@@ -106,7 +106,7 @@ interface Order {
 type Handled = "executed" | "skipped";
 
 /**
- * A consumer as an application would write it with dupscope/dedup. Invoice mode: Redis marker, then in one
+ * A consumer as an application would write it with @dupscope/dedup. Invoice mode: Redis marker, then in one
  * transaction the dedup row (unique key) and the invoice. Points mode: Redis marker, then a ledger insert with no
  * unique key. It acknowledges only when told to: the test kills the first worker's channel instead.
  */

@@ -15,8 +15,8 @@ import {
   formatDedupLine,
   MAX_ERROR_CHARS,
   type DedupLine,
-} from "../../../lib/dedup-emitter/index.ts";
-import { MAX_TS, MIN_TS } from "../../../lib/dedup-emitter/record.ts";
+} from "../../../packages/dedup/src/index.ts";
+import { MAX_TS, MIN_TS } from "../../../packages/dedup/src/record.ts";
 import { collected, fakeRedis, manualClock, story } from "../../helpers/dedup-emitter.ts";
 
 /**

@@ -14,7 +14,7 @@ import {
   MAX_ERROR_CHARS,
   rabbitmqInstance,
   type DedupLogOptions,
-} from "../../../lib/dedup-emitter/index.ts";
+} from "../../../packages/dedup/src/index.ts";
 import { fakeRedis, manualClock } from "../../helpers/dedup-emitter.ts";
 
 const INSTANCE = "10.8.3.17@23817";
@@ -72,15 +72,26 @@ describe("redisMarker", () => {
 
   it("release() deletes only a marker this delivery set, logs released after DEL, and only once", async () => {
     const { log, redis, decisions } = setup();
-    const first = await log.delivery({ bizKey: "ORD-1" }).redisMarker(redis, { key: "k", ttlMs: 60_000 });
+    const delivery = log.delivery({ bizKey: "ORD-1" });
+    const first = await delivery.redisMarker(redis, { key: "k", ttlMs: 60_000 });
     const other = await log.delivery({ bizKey: "ORD-1" }).redisMarker(redis, { key: "k", ttlMs: 60_000 });
     assert.equal(await other.release(), false, "a hit must not delete the other delivery's marker");
     assert.equal(redis.keys.has("k"), true);
+    delivery.failed(new Error("ledger down"));
     assert.equal(await first.release(), true);
     assert.equal(await first.release(), false);
     assert.equal(redis.keys.has("k"), false);
-    assert.deepEqual(decisions(), ["redis pass", "redis hit", "redis released"]);
+    assert.deepEqual(decisions(), ["redis pass", "redis hit", "redis failed", "redis released"]);
     assert.deepEqual(redis.calls.filter((c) => c.startsWith("DEL")), ["DEL k"]);
+  });
+
+  it("release() before failed is refused and deletes nothing: released ends a failed attempt", async () => {
+    const { log, redis, decisions } = setup();
+    const marker = await log.delivery({ bizKey: "ORD-1" }).redisMarker(redis, { key: "k", ttlMs: 60_000 });
+    await assert.rejects(marker.release(), (e) => e instanceof DedupLogUsageError && /"released" may not come after "pass": .*write failed first/.test(e.message));
+    assert.equal(redis.keys.has("k"), true);
+    assert.deepEqual(redis.calls.filter((c) => c.startsWith("DEL")), []);
+    assert.deepEqual(decisions(), ["redis pass"]);
   });
 
   it("writes nothing when Redis fails: the layer never answered", async () => {

@@ -118,7 +118,7 @@ describe("business-table rows (dupscope probe) and the outcome of a duplicate", 
     const logged = [
       dedup({ at: 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, layer: "db", decision: "pass", dedupKey: dbKey }),
       dedup({ at: 30, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, layer: "db", decision: "executed" }),
-      // B's INSERT of the same order id hit the unique key (dupscope/dedup's dbUniqueInsert logs it as a db hit).
+      // B's INSERT of the same order id hit the unique key (@dupscope/dedup's dbUniqueInsert logs it as a db hit).
       dedup({ at: 20 * SEC + 2, bizKey: KEY, msgId: MSG, group: GROUP, instance: B, layer: "db", decision: "hit", dedupKey: dbKey }),
     ];
     const held = only(diagnose([...events, ...logged, row(28, A)], context));

@@ -38,6 +38,8 @@ public final class DedupLogTest {
         escaping();
         lines();
         validation();
+        order();
+        sameMillisecond();
         errorText();
         targets();
         failuresStayInside();
@@ -74,8 +76,13 @@ public final class DedupLogTest {
         }
     }
 
+    /** A builder with the broker set, as every log needs one. */
+    private static DedupLog.Builder rocketmq(String group) {
+        return DedupLog.builder(group).broker(DedupLog.Broker.ROCKETMQ);
+    }
+
     private static DedupLog log(Writer out) {
-        return DedupLog.builder("GID_points_award").instance(A).clock(() -> TS).to(out).build();
+        return rocketmq("GID_points_award").instance(A).clock(() -> TS).to(out).build();
     }
 
     private static String repeat(char c, int n) {
@@ -131,19 +138,19 @@ public final class DedupLogTest {
                 + "\"broker\":\"rocketmq\",\"layer\":\"none\",\"decision\":\"executed\"}\n", out.toString(), "a minimal line leaves out what is unset");
 
         out.getBuffer().setLength(0);
-        DedupLog.Delivery d = log.delivery("ORD-2");
-        d.hit(DedupLog.Layer.BLOOM, "bloom");
-        d.released(DedupLog.Layer.DB, null);
+        log.delivery("ORD-2").hit(DedupLog.Layer.BLOOM, "bloom");
+        DedupLog.Delivery d = log.delivery("ORD-2").msgId("M2");
         d.failed(DedupLog.Layer.STATE, null, new IllegalStateException("x \"y\"\n"));
-        d.failed(DedupLog.Layer.STATE, null, (Throwable) null);
+        d.released(DedupLog.Layer.DB, null);
+        log.delivery("ORD-2").msgId("M3").failed(DedupLog.Layer.STATE, null, (Throwable) null);
         String[] lines = out.toString().split("\n", -1);
         eq(5, lines.length, "four lines and the empty tail");
         check(lines[0].contains("\"layer\":\"bloom\",\"decision\":\"hit\",\"dedupKey\":\"bloom\"}"), "bloom hit: " + lines[0]);
-        check(lines[1].contains("\"layer\":\"db\",\"decision\":\"released\"}"), "db released: " + lines[1]);
-        check(lines[2].endsWith("\"layer\":\"state\",\"decision\":\"failed\",\"error\":\"java.lang.IllegalStateException: x \\\"y\\\"\\n\"}"),
-                "failed carries error.toString(), escaped: " + lines[2]);
+        check(lines[1].endsWith("\"layer\":\"state\",\"decision\":\"failed\",\"error\":\"java.lang.IllegalStateException: x \\\"y\\\"\\n\"}"),
+                "failed carries error.toString(), escaped: " + lines[1]);
+        check(lines[2].contains("\"layer\":\"db\",\"decision\":\"released\"}"), "db released: " + lines[2]);
         check(lines[3].endsWith("\"decision\":\"failed\"}"), "failed without an error leaves it out: " + lines[3]);
-        eq(DedupLog.Decision.FAILED, d.lastDecision(), "lastDecision");
+        eq(DedupLog.Decision.RELEASED, d.lastDecision(), "lastDecision");
         check(d.effectWritten(), "effectWritten after failed");
         eq(null, d.passLayer(), "no pass yet");
 
@@ -187,14 +194,100 @@ public final class DedupLogTest {
         refused("blank group", "group", () -> DedupLog.builder(" "));
         refused("instance over 255", "instance", () -> DedupLog.builder("g").instance(repeat('i', 256)));
         refused("an instance supplier giving null", "instance: is required",
-                () -> DedupLog.builder("g").instance(() -> null).to(new StringWriter()).build().delivery("k").executed(DedupLog.Layer.NONE, null));
+                () -> rocketmq("g").instance(() -> null).to(new StringWriter()).build().delivery("k").executed(DedupLog.Layer.NONE, null));
+        notBuilt("build without a broker", "broker: is required (one of rocketmq, rabbitmq, kafka)", DedupLog.builder("g").to(new StringWriter()));
+        notBuilt("build without a target", "no target", rocketmq("g"));
+    }
+
+    private static void notBuilt(String what, String messagePart, DedupLog.Builder builder) {
         checks++;
         try {
-            DedupLog.builder("g").build();
-            failures.add("build without a target");
-        } catch (IllegalStateException expected) {
-            // no target
+            builder.build();
+            failures.add(what + ": built");
+        } catch (IllegalStateException e) {
+            if (!e.getMessage().contains(messagePart)) failures.add(what + ": message \"" + e.getMessage() + "\" lacks \"" + messagePart + "\"");
         }
+    }
+
+    /** Refused with an IllegalStateException whose message is {@code message}, and nothing written. */
+    private static void outOfOrder(String what, String message, StringWriter out, Runnable action) {
+        checks++;
+        int before = out.getBuffer().length();
+        try {
+            action.run();
+            failures.add(what + ": no IllegalStateException");
+        } catch (IllegalStateException e) {
+            if (!e.getMessage().equals(message)) failures.add(what + ": message \"" + e.getMessage() + "\", expected \"" + message + "\"");
+        }
+        if (out.getBuffer().length() != before) failures.add(what + ": a line was written");
+    }
+
+    private static void order() {
+        final StringWriter out = new StringWriter();
+        final DedupLog log = log(out);
+
+        // The issue's consumer that forgets to return after a hit: its executed would read as a delivery nobody made.
+        final DedupLog.Delivery skipped = log.delivery("ORD-1");
+        skipped.hit(DedupLog.Layer.REDIS, "points:ORD-1");
+        outOfOrder("executed after hit", "ORD-1: \"executed\" may not come after \"hit\": a hit ends the delivery: the message was skipped,"
+                + " and a further line would read as another delivery", out, () -> skipped.executed(DedupLog.Layer.REDIS, "points:ORD-1"));
+        outOfOrder("pass after hit", "ORD-1: \"pass\" may not come after \"hit\": a hit ends the delivery: the message was skipped,"
+                + " and a further line would read as another delivery", out, () -> skipped.pass(DedupLog.Layer.DB, "k"));
+
+        final DedupLog.Delivery twice = log.delivery("ORD-2");
+        twice.pass(DedupLog.Layer.REDIS, "points:ORD-2", 1000L);
+        twice.executed(DedupLog.Layer.REDIS, "points:ORD-2");
+        outOfOrder("executed twice", "ORD-2: \"executed\" may not come after \"executed\": after executed only failed may follow"
+                + " (a later step failed after the commit)", out, () -> twice.executed(DedupLog.Layer.REDIS, "points:ORD-2"));
+        twice.failed(DedupLog.Layer.REDIS, "points:ORD-2", "notify failed after the commit");
+        twice.released(DedupLog.Layer.REDIS, "points:ORD-2");
+        twice.released(DedupLog.Layer.DB, "points_dedup:ORD-2");
+        eq(DedupLog.Decision.RELEASED, twice.lastDecision(), "executed, failed, released, released: one delivery");
+
+        final DedupLog.Delivery early = log.delivery("ORD-3");
+        early.pass(DedupLog.Layer.REDIS, "points:ORD-3", 1000L);
+        outOfOrder("released before failed", "ORD-3: \"released\" may not come after \"pass\": a marker is released after the effect"
+                + " failed: write failed first", out, () -> early.released(DedupLog.Layer.REDIS, "points:ORD-3"));
+        outOfOrder("released as the first line", "ORD-4: \"released\" may not come as the first line of a delivery: a marker is released"
+                + " after the effect failed: write failed first", out, () -> log.delivery("ORD-4").released(DedupLog.Layer.REDIS, "k"));
+
+        // Through the RocketMQ wrapper: the refusal reaches the listener, which RocketMQ then retries; no effect line.
+        out.getBuffer().setLength(0);
+        final MessageExt m = msg("ORD-5", "MSG5", 0, 1L);
+        checks++;
+        try {
+            new DedupLogListener(log, (msgs, ctx) -> {
+                DedupLog.Delivery d = DedupLogListener.delivery(msgs.get(0));
+                d.hit(DedupLog.Layer.REDIS, "points:ORD-5");
+                d.pass(DedupLog.Layer.DB, "points_dedup:ORD-5"); // the forgotten continue
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            }).consumeMessage(Arrays.asList(m), context());
+            failures.add("the wrapper swallowed the refusal");
+        } catch (IllegalStateException expected) {
+            // rethrown unchanged
+        }
+        String[] lines = out.toString().split("\n");
+        check(lines.length == 1 && lines[0].contains("\"decision\":\"hit\""), "only the hit is written: " + out);
+    }
+
+    private static void sameMillisecond() {
+        StringWriter out = new StringWriter();
+        DedupLog log = log(out); // a clock that stands still
+        DedupLog.Delivery first = log.delivery("ORD-1").msgId("M1");
+        first.pass(DedupLog.Layer.REDIS, "points:ORD-1", 1000L);
+        first.failed(DedupLog.Layer.REDIS, "points:ORD-1", "x");
+        first.released(DedupLog.Layer.REDIS, "points:ORD-1");
+        log.delivery("ORD-2").msgId("M1").executed(DedupLog.Layer.NONE, null);
+        DedupLog.Delivery again = log.delivery("ORD-1").msgId("M1"); // the same delivery as far as dupscope can tell
+        again.pass(DedupLog.Layer.REDIS, "points:ORD-1", 1000L);
+        again.executed(DedupLog.Layer.REDIS, "points:ORD-1");
+        List<String> stamps = new ArrayList<String>();
+        for (String line : out.toString().split("\n")) {
+            int bizKey = line.indexOf("\"bizKey\":\"") + 10;
+            stamps.add(line.substring(bizKey, line.indexOf('"', bizKey)) + " " + (Long.parseLong(line.substring(6, line.indexOf(','))) - TS));
+        }
+        eq(Arrays.asList("ORD-1 0", "ORD-1 1", "ORD-1 2", "ORD-2 0", "ORD-1 3", "ORD-1 4"), stamps,
+                "each line of a delivery 1 ms after the previous one; other deliveries keep the clock's time");
     }
 
     private static void errorText() {
@@ -211,7 +304,7 @@ public final class DedupLogTest {
         Path dir = Files.createTempDirectory("dedup-log-test");
         Path file = dir.resolve("dedup.log");
         Files.write(file, "previous line\n".getBytes(StandardCharsets.UTF_8));
-        DedupLog log = DedupLog.builder("g").instance("i").clock(() -> TS).toFile(file).build();
+        DedupLog log = rocketmq("g").instance("i").clock(() -> TS).toFile(file).build();
         log.delivery("订单-1 \uD83C\uDFAF").executed(DedupLog.Layer.NONE, null);
         log.close();
         byte[] bytes = Files.readAllBytes(file);
@@ -219,7 +312,7 @@ public final class DedupLogTest {
         check(text.startsWith("previous line\n{\"ts\":1796011201206,\"bizKey\":\"订单-1 \uD83C\uDFAF\""), "toFile appends UTF-8: " + text);
         check(text.endsWith("}\n"), "toFile ends lines with \\n");
         AtomicReference<Exception> error = new AtomicReference<Exception>();
-        DedupLog closed = DedupLog.builder("g").instance("i").toFile(file).onError(error::set).build();
+        DedupLog closed = rocketmq("g").instance("i").toFile(file).onError(error::set).build();
         closed.close();
         closed.delivery("k").executed(DedupLog.Layer.NONE, null);
         check(error.get() instanceof IOException, "writing after close reports an IOException: " + error.get());
@@ -228,7 +321,7 @@ public final class DedupLogTest {
 
         ByteArrayOutputStream latin = new ByteArrayOutputStream();
         PrintStream ps = new PrintStream(latin, false, "ISO-8859-1");
-        DedupLog.builder("g").instance("i").clock(() -> TS).to(ps).build().delivery("中").executed(DedupLog.Layer.NONE, null);
+        rocketmq("g").instance("i").clock(() -> TS).to(ps).build().delivery("中").executed(DedupLog.Layer.NONE, null);
         check(new String(latin.toByteArray(), StandardCharsets.UTF_8).contains("\"bizKey\":\"中\""), "to(OutputStream) writes UTF-8 whatever the PrintStream's charset");
     }
 
@@ -248,12 +341,12 @@ public final class DedupLogTest {
             public void close() {
             }
         };
-        DedupLog log = DedupLog.builder("g").instance("i").to(broken).onError(seen::add).build();
+        DedupLog log = rocketmq("g").instance("i").to(broken).onError(seen::add).build();
         DedupLog.Delivery d = log.delivery("k");
         d.executed(DedupLog.Layer.NONE, null);
         eq(1, seen.size(), "a write failure goes to onError, not to the caller");
         check(d.effectWritten(), "the decision is remembered even when the write failed");
-        DedupLog throwing = DedupLog.builder("g").instance("i").to(broken).onError(e -> {
+        DedupLog throwing = rocketmq("g").instance("i").to(broken).onError(e -> {
             throw new IllegalStateException("handler bug");
         }).build();
         throwing.delivery("k").executed(DedupLog.Layer.NONE, null); // must not throw
@@ -265,10 +358,10 @@ public final class DedupLogTest {
         final int perThread = 400;
         final StringWriter out = new StringWriter();
         final DedupLog a = log(out);
-        final DedupLog b = DedupLog.builder("GID_invoice_issue").instance("10.8.3.18@4102").clock(() -> TS).to(out).build();
+        final DedupLog b = rocketmq("GID_invoice_issue").instance("10.8.3.18@4102").clock(() -> TS).to(out).build();
         Path dir = Files.createTempDirectory("dedup-log-test");
         Path file = dir.resolve("dedup.log");
-        final DedupLog f = DedupLog.builder("g").instance("i").clock(() -> TS).toFile(file).build();
+        final DedupLog f = rocketmq("g").instance("i").clock(() -> TS).toFile(file).build();
         final String noise = "\"quoted\"\n\\" + repeat('n', 3000) + "中\uD83C\uDFAF"; // longer than any buffer
         final CountDownLatch start = new CountDownLatch(1);
         List<Thread> all = new ArrayList<Thread>();
@@ -312,7 +405,7 @@ public final class DedupLogTest {
     private static void listener() {
         final StringWriter out = new StringWriter();
         final List<Exception> errors = new ArrayList<Exception>();
-        final DedupLog log = DedupLog.builder("GID_points_award").instance(A).clock(() -> TS).to(out).onError(errors::add).build();
+        final DedupLog log = rocketmq("GID_points_award").instance(A).clock(() -> TS).to(out).onError(errors::add).build();
 
         // success, no layer line from the listener: executed with the default layer
         MessageExt m1 = msg("ORD-1", "MSG1", 2, 884213L);

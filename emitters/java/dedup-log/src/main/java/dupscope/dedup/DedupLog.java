@@ -13,9 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -29,7 +32,8 @@ import java.util.function.Supplier;
  * you like. Usage:
  *
  * <pre>{@code
- * DedupLog dedupLog = DedupLog.builder("GID_points_award")
+ * DedupLog dedupLog = DedupLog.builder("GID_points_award")     // a DedupLog.Builder
+ *         .broker(DedupLog.Broker.ROCKETMQ)                     // required
  *         .instance(consumer::buildMQClientId)                  // resolved per line: valid after consumer.start()
  *         .toFile(Paths.get("/var/log/points-service/dedup.log"))
  *         .build();
@@ -48,6 +52,12 @@ import java.util.function.Supplier;
  *       would refuse (an empty business key, text over the length limits, a NUL character or an unpaired UTF-16
  *       surrogate in an identifying field, {@code hit}/{@code released} without a layer) are refused here with an
  *       {@link IllegalArgumentException}, when the call is made, not found later by the collector.</li>
+ *   <li>One delivery's lines come in an order dupscope reads as that one delivery: a decision that may not follow
+ *       the previous one (a {@code hit} ends the delivery, {@code executed} may be followed only by {@code failed},
+ *       {@code failed} only by {@code released}; the table "One delivery, in order" of docs/dedup-log.md, which the
+ *       Node.js emitter enforces too) is refused with an {@link IllegalStateException} and not written. Each line is
+ *       stamped at least 1 ms after the previous line of the same delivery, so that a reader sorting by time keeps
+ *       that order.</li>
  *   <li>Thread-safe: a line is built first and then written whole, with one write and a flush while holding the
  *       target's lock (the {@code Writer} or {@code OutputStream} object), so lines from several threads, or from
  *       several {@code DedupLog}s sharing one target, never interleave.</li>
@@ -92,7 +102,7 @@ public final class DedupLog implements Closeable {
         }
     }
 
-    /** Which broker delivered the message. The log cannot tell by itself; Kafka and RabbitMQ consumers must say. */
+    /** Which broker delivered the message. The log cannot tell by itself, so {@link Builder#broker} is required. */
     public enum Broker {
         ROCKETMQ, RABBITMQ, KAFKA;
 
@@ -105,6 +115,8 @@ public final class DedupLog implements Closeable {
     public static final int MAX_ERROR_CHARS = 2000;
     /** JavaScript's Number.MAX_SAFE_INTEGER: the largest whole number the collector reads exactly. */
     public static final long MAX_WHOLE_NUMBER = 9007199254740991L;
+    /** How many deliveries' last timestamps are kept for ordering their lines; the least recent are forgotten. */
+    private static final int MAX_TRACKED_DELIVERIES = 10_000;
 
     private final String group;
     private final Supplier<String> instance;
@@ -112,6 +124,15 @@ public final class DedupLog implements Closeable {
     private final LongSupplier clock;
     private final Sink sink;
     private final Consumer<? super Exception> onError;
+    /** The last {@code ts} written per delivery (its fields as dupscope tells deliveries apart), in access order. */
+    private final Map<List<Object>, Long> lastTs = new LinkedHashMap<List<Object>, Long>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<Object>, Long> eldest) {
+            return size() > MAX_TRACKED_DELIVERIES;
+        }
+    };
 
     private DedupLog(Builder b) {
         this.group = b.group;
@@ -144,6 +165,23 @@ public final class DedupLog implements Closeable {
         }
     }
 
+    /**
+     * The clock's time, but at least 1 ms after the previous line of the same delivery (same bizKey, group, instance,
+     * msgId, retry and queue position: how dupscope tells deliveries apart), as the Node.js emitter stamps it. A pass
+     * and its executed often fall in one millisecond, and a reader that sorts by time (dupscope's store does, ties
+     * broken by an id that is a hash of the line) would otherwise see them either way round. A line moves by a
+     * millisecond or two at most.
+     */
+    private long stamp(List<Object> delivery) {
+        long now = clock.getAsLong();
+        synchronized (lastTs) {
+            Long previous = lastTs.get(delivery);
+            long ts = previous != null && now <= previous.longValue() ? previous.longValue() + 1 : now;
+            lastTs.put(delivery, Long.valueOf(ts));
+            return ts;
+        }
+    }
+
     /** Flushes; closes the target too when the log opened it ({@link Builder#toFile}). */
     @Override
     public void close() throws IOException {
@@ -153,7 +191,7 @@ public final class DedupLog implements Closeable {
     public static final class Builder {
         private final String group;
         private Supplier<String> instance;
-        private Broker broker = Broker.ROCKETMQ;
+        private Broker broker;
         private LongSupplier clock = System::currentTimeMillis;
         private Sink sink;
         private Consumer<? super Exception> onError = new Consumer<Exception>() {
@@ -189,7 +227,7 @@ public final class DedupLog implements Closeable {
             return this;
         }
 
-        /** Default {@link Broker#ROCKETMQ}. */
+        /** Required: the log cannot tell, and dupscope reads a line without a broker as RocketMQ. */
         public Builder broker(Broker broker) {
             if (broker == null) throw new IllegalArgumentException("broker: must not be null");
             this.broker = broker;
@@ -253,7 +291,12 @@ public final class DedupLog implements Closeable {
             return this;
         }
 
+        /** Throws {@link IllegalStateException} when the broker or the target is missing. */
         public DedupLog build() {
+            if (broker == null) {
+                throw new IllegalStateException("broker: is required (one of rocketmq, rabbitmq, kafka): the log cannot tell, and dupscope"
+                        + " reads a line without it as rocketmq; call broker(DedupLog.Broker.ROCKETMQ), RABBITMQ or KAFKA");
+            }
             if (sink == null) throw new IllegalStateException("no target: call to(Writer), to(OutputStream) or toFile(Path)");
             if (instance == null) instance(defaultInstance());
             return new DedupLog(this);
@@ -262,8 +305,8 @@ public final class DedupLog implements Closeable {
 
     /**
      * One delivery of one message. The setters return this; every method is thread-safe. It remembers what it
-     * wrote ({@link #lastDecision}, {@link #effectWritten}, the layer and key of the last {@code pass}), which is
-     * how {@code DedupLogListener} knows whether your code already logged the outcome.
+     * wrote ({@link #lastDecision}, {@link #effectWritten}, the layer and key of the last {@code pass}): what the
+     * next decision may be, and how {@code DedupLogListener} knows whether your code already logged the outcome.
      */
     public final class Delivery {
         private final String bizKey;
@@ -353,7 +396,8 @@ public final class DedupLog implements Closeable {
         /**
          * Writes one line. {@code dedupKey}, {@code ttlMs} and {@code error} may be null (left out). {@code error}
          * is cut to {@value #MAX_ERROR_CHARS} characters as the collector would, with NUL and unpaired surrogates
-         * replaced by U+FFFD (free text, unlike the identifying fields, which are refused).
+         * replaced by U+FFFD (free text, unlike the identifying fields, which are refused). A decision that may not
+         * follow the previous one of this delivery is refused with an {@link IllegalStateException}, unwritten.
          */
         public void write(Layer layer, Decision decision, String dedupKey, Long ttlMs, String error) {
             if (layer == null) throw new IllegalArgumentException("layer: is required");
@@ -364,10 +408,15 @@ public final class DedupLog implements Closeable {
             String key = checkText("dedupKey", dedupKey, 512, false);
             if (ttlMs != null) checkWhole("ttlMs", ttlMs.longValue());
             String instanceNow = checkText("instance", instance.get(), 255, true);
-            long ts = clock.getAsLong();
 
-            StringBuilder line = new StringBuilder(256);
+            // Checked, stamped and written under this delivery's lock: its lines reach the target in the order
+            // their decisions were accepted, whichever threads write them.
             synchronized (this) {
+                String problem = orderProblem(lastDecision, decision);
+                if (problem != null) throw new IllegalStateException(bizKey + ": " + problem);
+                long ts = stamp(Arrays.<Object>asList(bizKey, group, instanceNow, msgId, retryTimes, queueId, queueOffset));
+
+                StringBuilder line = new StringBuilder(256);
                 line.append("{\"ts\":").append(ts);
                 field(line, "bizKey", bizKey);
                 field(line, "msgId", msgId);
@@ -391,11 +440,11 @@ public final class DedupLog implements Closeable {
                     passLayer = layer;
                     passDedupKey = key;
                 }
-            }
-            try {
-                sink.write(line.toString());
-            } catch (IOException e) {
-                report(e);
+                try {
+                    sink.write(line.toString());
+                } catch (IOException e) {
+                    report(e);
+                }
             }
         }
 
@@ -418,6 +467,36 @@ public final class DedupLog implements Closeable {
         public synchronized String passDedupKey() {
             return passDedupKey;
         }
+    }
+
+    // --- one delivery, in order -------------------------------------------------------------------------------
+
+    /**
+     * Why {@code next} may not follow {@code previous} (null: the delivery's first line) in one delivery, or null
+     * when it may: the table "One delivery, in order" of docs/dedup-log.md, in the words the Node.js emitter uses.
+     * It is how dupscope's diagnosis cuts a log into deliveries (a {@code hit}, {@code executed} or {@code failed}
+     * ends one, except that a later step may fail after the commit and markers are released after a failure), so a
+     * line it does not allow would read as a delivery nobody made.
+     */
+    static String orderProblem(Decision previous, Decision next) {
+        String why;
+        if (previous == null || previous == Decision.PASS) {
+            if (next != Decision.RELEASED) return null;
+            why = "a marker is released after the effect failed: write failed first";
+        } else if (previous == Decision.HIT) {
+            why = "a hit ends the delivery: the message was skipped, and a further line would read as another delivery";
+        } else if (previous == Decision.EXECUTED) {
+            if (next == Decision.FAILED) return null;
+            why = "after executed only failed may follow (a later step failed after the commit)";
+        } else if (previous == Decision.FAILED) {
+            if (next == Decision.RELEASED) return null;
+            why = "after failed only released may follow (the markers removed so that the retry can pass)";
+        } else {
+            if (next == Decision.RELEASED) return null;
+            why = "after released only the release of another marker may follow";
+        }
+        String where = previous == null ? "as the first line of a delivery" : "after \"" + previous.wire() + "\"";
+        return "\"" + next.wire() + "\" may not come " + where + ": " + why;
     }
 
     // --- JSON ---------------------------------------------------------------------------------------------------

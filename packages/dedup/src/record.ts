@@ -1,7 +1,7 @@
 /**
  * Dedup log v1 records (docs/dedup-log.md): their fields, the checks the dupscope collector applies to them, and
  * their one-line JSON form. Kept in step with collectors/dedup-log/parse.ts by tests, not by an import: this folder
- * is published on its own (`dupscope/dedup`) and may depend on nothing but Node.
+ * is published on its own (`@dupscope/dedup`) and may depend on nothing but Node.
  */
 
 export const DEDUP_LAYERS = ["bloom", "redis", "db", "state", "none"] as const;
@@ -42,8 +42,8 @@ export const MAX_TS = 4_102_444_800_000;
 /** A record that would not be a valid v1 line. Thrown before anything is written or any layer is asked. */
 export class DedupLogError extends TypeError {
   readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(`invalid dedup log record: ${problems.join("; ")}`);
+  constructor(problems: readonly string[], what: "record" | "options" = "record") {
+    super(`invalid dedup log ${what}: ${problems.join("; ")}`);
     this.name = "DedupLogError";
     this.problems = problems;
   }

@@ -1,13 +1,13 @@
 import { defaultInstance } from "./instance.ts";
-import { DedupLogError, formatDedupLine, lineProblems, type Broker, type DedupDecision, type DedupLayer, type DedupLine } from "./record.ts";
+import { orderProblem } from "./order.ts";
+import { BROKERS, DedupLogError, formatDedupLine, lineProblems, type Broker, type DedupDecision, type DedupLayer, type DedupLine } from "./record.ts";
 import { openSink, type DedupLogTarget } from "./sink.ts";
 import { isUniqueViolation } from "./unique.ts";
 
 /**
  * The dedup log a consumer writes (docs/dedup-log.md): one log per consumer process and group, one Delivery per
- * message it handles. Each layer helper asks its layer, writes the decision and returns it; the order of the lines
- * is the order dupscope's diagnosis reads a delivery in (layer decisions, then `executed` or `failed`, then
- * `released`).
+ * message it handles. Each layer helper asks its layer, writes the decision and returns it; a Delivery refuses a
+ * decision that may not follow the previous one (order.ts), so its lines read as the one delivery they are.
  */
 
 export interface DedupLogOptions {
@@ -85,7 +85,9 @@ export interface RedisMarker {
   readonly hit: boolean;
   /**
    * Deletes the marker after a failure, so that the retry can pass, and logs `released`. Only a marker this delivery
-   * set is deleted: on a hit it does nothing (the marker is another delivery's). Returns whether it deleted.
+   * set is deleted: on a hit it does nothing (the marker is another delivery's). Returns whether it deleted. Before
+   * `failed` is written it throws DedupLogUsageError and deletes nothing: a release reads as the end of a failed
+   * attempt.
    */
   release(): Promise<boolean>;
 }
@@ -137,14 +139,14 @@ export interface Delivery {
   executed(): void;
   /** The business side effect failed; `error` is logged as `String(error)`, cut to 2000 characters. */
   failed(error: unknown): void;
-  /** A marker the caller removed itself (a dedup row deleted in its own transaction). */
+  /** A marker the caller removed itself (a dedup row deleted in its own transaction), after `failed`. */
   released(layer: Exclude<DedupLayer, "none">, options?: { dedupKey?: string | undefined }): void;
   /**
    * Runs the business: `executed` when it returns, otherwise `failed`, then the Redis markers this delivery set
    * are released (unless `release: false`) and the error is thrown again.
    */
   run<T>(effect: () => T | Promise<T>, options?: RunOptions): Promise<T>;
-  /** A plain decision line of this delivery. */
+  /** A plain decision line of this delivery; like every line of it, refused when it may not follow the last one. */
   log(fields: DecisionFields): void;
 }
 
@@ -160,7 +162,7 @@ export interface DedupLog {
   close(): void;
 }
 
-/** Using a Delivery in an order no diagnosis can read: a decision after the delivery was skipped, `executed` twice. */
+/** Using a Delivery in an order no diagnosis can read (order.ts): a decision after a hit, `executed` twice, … */
 export class DedupLogUsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -190,7 +192,24 @@ function allowedOf(answer: Allowed): boolean {
   return typeof answer === "number" ? answer > 0 : answer === true;
 }
 
+/**
+ * The options TypeScript requires, checked again when the program runs: plain JavaScript gets no type check, and a
+ * log without `broker` would write lines dupscope files as RocketMQ, silently.
+ */
+function optionProblems(options: unknown): string[] {
+  if (options === null || typeof options !== "object") return ["options: must be an object with at least group and broker"];
+  const { group, broker } = options as Partial<DedupLogOptions>;
+  const problems: string[] = [];
+  if (group === undefined || group === null) problems.push("group: is required (the consumer group; RabbitMQ: the queue)");
+  if (broker === undefined || broker === null) {
+    problems.push(`broker: is required (one of ${BROKERS.join(", ")}): the log cannot tell, and dupscope reads a line without it as rocketmq`);
+  }
+  return problems;
+}
+
 export function createDedupLog(options: DedupLogOptions): DedupLog {
+  const missing = optionProblems(options);
+  if (missing.length > 0) throw new DedupLogError(missing, "options");
   const group = options.group;
   const broker = options.broker;
   const instance = options.instance ?? defaultInstance();
@@ -199,7 +218,7 @@ export function createDedupLog(options: DedupLogOptions): DedupLog {
   const onError = options.onError ?? reportToWarning;
   // The log's own fields are checked once, now, rather than on the first message.
   const problems = lineProblems({ ts: ANY_VALID_TS, bizKey: "-", group, instance, broker, topic, layer: "none", decision: "pass" });
-  if (problems.length > 0) throw new DedupLogError(problems);
+  if (problems.length > 0) throw new DedupLogError(problems, "options");
   const sink = openSink(options.write);
   const lastTs = new Map<string, number>();
 
@@ -279,8 +298,8 @@ class DeliveryLog implements Delivery {
   readonly context: Readonly<DeliveryContext>;
   #base: BaseFields;
   #emit: Emit;
-  #skippedBy: DedupLayer | null = null;
-  #executed = false;
+  /** The decision of the last line written: what the next one may be (order.ts). */
+  #last: DedupDecision | null = null;
   /** The layers that let this delivery through, in order: `executed` / `failed` carry the last one. */
   #passed: DedupLayer[] = [];
   #markers: RedisMarkerHandle[] = [];
@@ -292,31 +311,30 @@ class DeliveryLog implements Delivery {
   }
 
   get skipped(): boolean {
-    return this.#skippedBy !== null;
+    return this.#last === "hit";
   }
 
-  #assertOpen(decision: DedupDecision): void {
-    if (this.#skippedBy !== null) {
-      throw new DedupLogUsageError(
-        `${this.context.bizKey}: layer ${this.#skippedBy} said hit, so this delivery is skipped; a further "${decision}" line would read as another delivery`,
-      );
-    }
-    if (decision === "executed" && this.#executed) throw new DedupLogUsageError(`${this.context.bizKey}: "executed" was already logged for this delivery`);
+  #assertNext(decision: DedupDecision): void {
+    const problem = orderProblem(this.#last, decision);
+    if (problem !== null) throw new DedupLogUsageError(`${this.context.bizKey}: ${problem}`);
   }
 
   log(fields: DecisionFields): void {
-    this.#assertOpen(fields.decision);
+    // A line no reader could take is refused for that first, whatever its place in the delivery.
+    const problems = lineProblems({ ...this.#base, ...fields, ts: ANY_VALID_TS });
+    if (problems.length > 0) throw new DedupLogError(problems);
+    this.#assertNext(fields.decision);
     this.#emit({ ...this.#base, ...fields });
-    if (fields.decision === "hit") this.#skippedBy = fields.layer;
+    this.#last = fields.decision;
     if (fields.decision === "pass") this.#passed.push(fields.layer);
-    if (fields.decision === "executed") this.#executed = true;
   }
 
   /** Checks the fields of a decision before its layer is asked, so that a bad key fails before the marker is set. */
   #precheck(fields: Omit<DecisionFields, "decision">): void {
     const problems = lineProblems({ ...this.#base, ...fields, ts: ANY_VALID_TS, decision: "pass" });
     if (problems.length > 0) throw new DedupLogError(problems);
-    this.#assertOpen("pass");
+    // A layer answers pass or hit: both may follow the same decisions.
+    this.#assertNext("pass");
   }
 
   check(layer: Exclude<DedupLayer, "none">, passed: boolean, options: CheckOptions = {}): boolean {
@@ -332,7 +350,11 @@ class DeliveryLog implements Delivery {
     const passed = reply !== null;
     if (passed) this.log({ layer: "redis", decision: "pass", dedupKey: key, ttlMs });
     else this.log({ layer: "redis", decision: "hit", dedupKey: key });
-    const marker = new RedisMarkerHandle(key, passed, client, () => this.#emit({ ...this.#base, layer: "redis", decision: "released", dedupKey: key }));
+    const released: DecisionFields = { layer: "redis", decision: "released", dedupKey: key };
+    const marker = new RedisMarkerHandle(key, passed, client, {
+      assertReleasable: () => this.#assertNext("released"),
+      logReleased: () => this.log(released),
+    });
     if (passed) this.#markers.push(marker);
     return marker;
   }
@@ -382,7 +404,8 @@ class DeliveryLog implements Delivery {
   }
 
   async run<T>(effect: () => T | Promise<T>, options: RunOptions = {}): Promise<T> {
-    if (this.#skippedBy !== null) throw new DedupLogUsageError(`${this.context.bizKey}: layer ${this.#skippedBy} said hit; the business must not run`);
+    // Refused before the business runs: after a hit it must not, and after an effect line this is a second attempt.
+    this.#assertNext("executed");
     let value: T;
     try {
       value = await effect();
@@ -401,18 +424,24 @@ class DeliveryLog implements Delivery {
   }
 }
 
+interface ReleaseLog {
+  /** Throws DedupLogUsageError when the delivery may not write `released` now: checked before the DEL. */
+  assertReleasable(): void;
+  logReleased(): void;
+}
+
 class RedisMarkerHandle implements RedisMarker {
   readonly key: string;
   readonly passed: boolean;
   #client: RedisMarkerClient;
-  #logReleased: () => void;
+  #log: ReleaseLog;
   #released = false;
 
-  constructor(key: string, passed: boolean, client: RedisMarkerClient, logReleased: () => void) {
+  constructor(key: string, passed: boolean, client: RedisMarkerClient, log: ReleaseLog) {
     this.key = key;
     this.passed = passed;
     this.#client = client;
-    this.#logReleased = logReleased;
+    this.#log = log;
   }
 
   get hit(): boolean {
@@ -421,10 +450,11 @@ class RedisMarkerHandle implements RedisMarker {
 
   async release(): Promise<boolean> {
     if (!this.passed || this.#released) return false;
+    this.#log.assertReleasable();
     await this.#client.del(this.key);
     this.#released = true;
     // Logged after DEL answered: the marker is gone (deleted now, or already expired).
-    this.#logReleased();
+    this.#log.logReleased();
     return true;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * dupscope/dedup: writes the consumer dedup log v1 (docs/dedup-log.md) from a Node.js consumer. No dependencies
- * beyond Node itself; see README.md in this folder.
+ * @dupscope/dedup: writes the consumer dedup log v1 (docs/dedup-log.md) from a Node.js consumer. No dependencies
+ * beyond Node itself; see the package's README.md.
  */
 export {
   createDedupLog,
