@@ -10,7 +10,7 @@ const LAYERS = [
   {
     name: "foundation",
     what: "the event model, domain errors, logging, background loops, outbound network rules, headers, the formats of times and durations and the locales they are written in",
-    path: "^lib/(dedup-emitter/|events/|errors\\.ts$|log\\.ts$|periodic\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
+    path: "^lib/(events/|errors\\.ts$|log\\.ts$|periodic\\.ts$|net/|security/|generated/|format/|i18n/locale\\.ts$)",
   },
   {
     name: "domain",
@@ -75,11 +75,18 @@ module.exports = {
       to: { pathNot: "^lib/(diagnosis|events)/" },
     },
     {
-      name: "dedup-emitter-standalone",
-      comment: "lib/dedup-emitter is published on its own (dupscope/dedup): it imports only itself and Node built-ins.",
+      name: "package-standalone",
+      comment: "Each folder under packages/ is an npm package of its own (packages/dedup is @dupscope/dedup, installed by applications): it imports only its own files and Node built-ins.",
       severity: "error",
-      from: { path: "^lib/dedup-emitter/" },
-      to: { pathNot: "^lib/dedup-emitter/", dependencyTypesNot: ["core"] },
+      from: { path: "^packages/([^/]+)/" },
+      to: { pathNot: "^packages/$1/", dependencyTypesNot: ["core"] },
+    },
+    {
+      name: "dashboard-not-packages",
+      comment: "The dashboard's package does not carry packages/ (.npmignore): only tests may import them, to check them.",
+      severity: "error",
+      from: { pathNot: "^(tests|packages)/" },
+      to: { path: "^packages/" },
     },
     {
       name: "ui-reads-through-views",
@@ -100,7 +107,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "^(node_modules|\\.next|lib/generated)/" },
+    exclude: { path: "^(node_modules|\\.next|lib/generated|packages/[^/]+/dist)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".mjs", ".js"] },

@@ -1,7 +1,8 @@
 // `npm run docs:check`: every example in the docs is checked against the code it describes. The same checks run
 // in `npm test` (tests/unit/project/docs-snippets.test.ts).
 //
-// Docs: README.md, docs/*.md, and the README.md files under collectors/, lib/, emitters/ and tests/fixtures/. In each:
+// Docs: README.md, docs/*.md, and the README.md files under collectors/, lib/, emitters/, packages/ and tests/fixtures/.
+// In each:
 //   Commands, in sh/bash/shell/zsh blocks (every line), console and untagged blocks (the lines after a `$ ` prompt)
 //   and inline `code` that starts with npm/npx/dupscope/curl:
 //     npm run X, npm test/start  → X is a script in package.json; options after `--` are read by its source file
@@ -89,6 +90,7 @@ export function docFiles(root = ROOT): string[] {
     ...walk(path.join(root, "collectors"), (f) => path.basename(f) === "README.md"),
     ...walk(path.join(root, "lib"), (f) => path.basename(f) === "README.md"),
     ...walk(path.join(root, "emitters"), (f) => path.basename(f) === "README.md"),
+    ...walk(path.join(root, "packages"), (f) => path.basename(f) === "README.md"),
     ...walk(path.join(root, "tests", "fixtures"), (f) => path.basename(f) === "README.md"),
   ];
   return files.map((f) => path.relative(root, f).split(path.sep).join("/")).sort();

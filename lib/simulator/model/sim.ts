@@ -155,7 +155,7 @@ export class Sim {
   dedupLine(instance: ConsumerInstance, record: Omit<DedupRecord, "ts" | "group" | "instance"> & { at: number }): void {
     const { at, ...rest } = record;
     const log = this.out.dedupLog(instance.dedupLog, instance.host.canonical);
-    // What the emitters write by default (lib/dedup-emitter, emitters/java): ip@pid, which also tells apart two
+    // What the emitters write by default (packages/dedup, emitters/java): ip@pid, which also tells apart two
     // processes that share a clientId.
     log.records.push({ ts: instance.host.local(at), group: instance.group.name, instance: instance.host.canonical, ...rest });
   }

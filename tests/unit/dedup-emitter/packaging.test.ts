@@ -10,26 +10,58 @@ import ts from "typescript";
 import { parse } from "../../../collectors/dedup-log/parse.ts";
 
 /**
- * lib/dedup-emitter is shipped to consumers as `dupscope/dedup`: it must stay free of dependencies, and its build
- * (lib/dedup-emitter/tsconfig.build.json, JavaScript and declarations) must run on plain Node, without tsx.
+ * packages/dedup is @dupscope/dedup, an npm package of its own that applications install: free of dependencies,
+ * built by its own script (tsconfig.build.json, JavaScript and declarations) to run on plain Node without tsx,
+ * and no longer part of the dashboard's package. tests/integration/dedup-package.test.ts packs and installs it for
+ * real.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const SOURCE = path.join(ROOT, "lib/dedup-emitter");
+const PACKAGE = path.join(ROOT, "packages", "dedup");
+const SOURCE = path.join(PACKAGE, "src");
 const sources = readdirSync(SOURCE).filter((f) => f.endsWith(".ts"));
 
-describe("dupscope/dedup packaging", () => {
-  it("is in the package npm packs, built", () => {
-    // prepack builds dist/dedup, which .gitignore leaves out of the repository and .npmignore keeps in the tarball.
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts=false"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const [packed] = JSON.parse(out) as { files: { path: string }[] }[];
-    const files = new Set(packed!.files.map((f) => f.path));
-    for (const source of sources) {
-      const built = `dist/dedup/${source.replace(/\.ts$/, "")}`;
-      assert.ok(files.has(`${built}.js`) && files.has(`${built}.d.ts`), `${built}.js and .d.ts are not in the package`);
+interface PackageJson {
+  name: string;
+  version: string;
+  type?: string;
+  exports?: Record<string, unknown>;
+  files?: string[];
+  scripts?: Record<string, string>;
+  dependencies?: unknown;
+  peerDependencies?: unknown;
+  optionalDependencies?: unknown;
+  bundleDependencies?: unknown;
+}
+
+const manifest = (dir: string) => JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as PackageJson;
+
+describe("@dupscope/dedup packaging", () => {
+  it("is a package of its own: versioned, ESM with types, no runtime dependency, built by its own script", () => {
+    const pkg = manifest(PACKAGE);
+    assert.equal(pkg.name, "@dupscope/dedup");
+    assert.match(pkg.version, /^\d+\.\d+\.\d+$/);
+    assert.equal(pkg.type, "module");
+    assert.deepEqual(pkg.exports?.["."], { types: "./dist/index.d.ts", default: "./dist/index.js" });
+    assert.deepEqual(pkg.files, ["dist"], "the build and, as npm always adds them, package.json and README.md");
+    for (const field of ["dependencies", "peerDependencies", "optionalDependencies", "bundleDependencies"] as const) {
+      assert.equal(pkg[field], undefined, `${field}: an application that installs it gets one package`);
     }
-    assert.ok(files.has("bin/dupscope.mjs") && files.has("bin/load-cli.mjs") && files.has("package.json"));
-    assert.ok(![...files].some((f) => f.startsWith("node_modules/") || f.startsWith(".next/")), "the package carries build or install output");
+    assert.equal(pkg.scripts?.build, "tsc -p tsconfig.build.json");
+    assert.equal(pkg.scripts?.prepack, "npm run build", "npm pack builds it first");
+    assert.match(readFileSync(path.join(PACKAGE, "README.md"), "utf8"), /^# @dupscope\/dedup/);
+  });
+
+  it("is not in the dashboard's package any more", () => {
+    const root = manifest(ROOT);
+    assert.deepEqual(Object.keys(root.exports ?? {}), ["./package.json"]);
+    assert.equal(root.scripts?.prepack, undefined);
+    assert.ok(!Object.values(root.scripts ?? {}).some((s) => s.includes("dedup")), "no root script builds the emitter");
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const [packed] = JSON.parse(out) as { files: { path: string }[] }[];
+    const files = packed!.files.map((f) => f.path);
+    assert.deepEqual(files.filter((f) => f.startsWith("packages/") || f.startsWith("dist/")), []);
+    assert.ok(files.includes("bin/dupscope.mjs") && files.includes("package.json"), "the scan itself works: it sees the dashboard's files");
   });
 
   it("imports nothing but its own files and Node's built-ins", () => {
@@ -45,15 +77,15 @@ describe("dupscope/dedup packaging", () => {
       }
     }
     // The scan itself works: it sees the imports that are there.
-    for (const spec of ["./emitter.ts", "./record.ts", "node:fs", "node:os"]) assert.ok(seen.has(spec), `the scan missed ${spec}`);
+    for (const spec of ["./emitter.ts", "./record.ts", "./order.ts", "node:fs", "node:os"]) assert.ok(seen.has(spec), `the scan missed ${spec}`);
   });
 
   it("builds with its tsconfig.build.json and runs on plain Node, as ESM and through require()", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "dupscope-dedup-pkg-"));
     try {
-      const pkg = path.join(dir, "node_modules", "dupscope");
-      const outDir = path.join(pkg, "dist", "dedup");
-      const configFile = path.join(SOURCE, "tsconfig.build.json");
+      const pkg = path.join(dir, "node_modules", "@dupscope", "dedup");
+      const outDir = path.join(pkg, "dist");
+      const configFile = path.join(PACKAGE, "tsconfig.build.json");
       const config = ts.getParsedCommandLineOfConfigFile(configFile, { outDir }, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(String(d.messageText)) });
       assert.ok(config);
       const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
@@ -62,14 +94,11 @@ describe("dupscope/dedup packaging", () => {
       assert.deepEqual(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), []);
       assert.deepEqual(readdirSync(outDir).filter((f) => f.endsWith(".js")).sort(), sources.map((f) => f.replace(/\.ts$/, ".js")).sort());
 
-      writeFileSync(
-        path.join(pkg, "package.json"),
-        JSON.stringify({ name: "dupscope", type: "module", exports: { "./dedup": { types: "./dist/dedup/index.d.ts", default: "./dist/dedup/index.js" } } }),
-      );
+      cpSync(path.join(PACKAGE, "package.json"), path.join(pkg, "package.json"));
       mkdirSync(path.join(dir, "app"));
       writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
       const app = `
-        import { createDedupLog, isUniqueViolation } from "dupscope/dedup";
+        import { createDedupLog, isUniqueViolation } from "@dupscope/dedup";
         const markers = new Map();
         const redis = { set: async (k, v) => (markers.has(k) ? null : (markers.set(k, v), "OK")), del: async (k) => Number(markers.delete(k)) };
         const log = createDedupLog({ group: "points-award", broker: "kafka", instance: "10.8.3.17@23817", write: process.argv[2] });
@@ -83,7 +112,7 @@ describe("dupscope/dedup packaging", () => {
         if (!isUniqueViolation({ errno: 1062 })) process.exit(3);
       `;
       writeFileSync(path.join(dir, "app", "consumer.mjs"), app);
-      writeFileSync(path.join(dir, "app", "consumer.cjs"), `const { createDedupLog } = require("dupscope/dedup"); if (typeof createDedupLog !== "function") process.exit(4);`);
+      writeFileSync(path.join(dir, "app", "consumer.cjs"), `const { createDedupLog } = require("@dupscope/dedup"); if (typeof createDedupLog !== "function") process.exit(4);`);
       const logFile = path.join(dir, "logs", "dedup.log");
       // Plain Node: no tsx loader, whatever this test runner was started with.
       const env = { ...process.env, NODE_OPTIONS: "" };
@@ -99,8 +128,8 @@ describe("dupscope/dedup packaging", () => {
 
       // The TypeScript sources themselves are not loadable by plain Node from node_modules: that is why the build ships.
       cpSync(SOURCE, path.join(pkg, "src"), { recursive: true });
-      writeFileSync(path.join(dir, "app", "raw.mjs"), `await import("dupscope/src/index.ts");`);
-      writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "dupscope", type: "module", exports: { "./src/*": "./src/*" } }));
+      writeFileSync(path.join(dir, "app", "raw.mjs"), `await import("@dupscope/dedup/src/index.ts");`);
+      writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "@dupscope/dedup", type: "module", exports: { "./src/*": "./src/*" } }));
       assert.throws(() => execFileSync(process.execPath, [path.join(dir, "app", "raw.mjs")], { cwd: dir, env, stdio: "pipe" }), /ERR_UNKNOWN_FILE_EXTENSION|ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
