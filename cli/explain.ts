@@ -34,6 +34,11 @@ export interface ExplainedEvent {
   instance: string | null;
   msgId: string | null;
   exception?: string;
+  /** A dedup decision's (dedup log, docs/dedup-log.md): the business key, the layer, what it decided, its marker. */
+  bizKey?: string | null;
+  layer?: string;
+  decision?: string;
+  dedupKey?: string;
 }
 
 export type LineStatus = "event" | "continuation" | "skipped" | "rejected" | "blank" | "unreadable";
@@ -78,6 +83,10 @@ export function closestTemplate(text: string, templates: readonly TemplateWordin
 
 function summarise(event: NormalizedEvent): ExplainedEvent {
   const text = (key: string) => (typeof event.detail[key] === "string" ? (event.detail[key] as string) : undefined);
+  const decision = text("decision");
+  // A dedup line says what one layer decided about one business key: without the key, the layer and the decision
+  // the line tells nothing.
+  const dedup = decision === undefined ? {} : { bizKey: event.bizKey, layer: text("layer"), decision, dedupKey: text("dedupKey") };
   return {
     kind: event.kind,
     action: text("action") ?? text("traceRecord"),
@@ -89,6 +98,7 @@ function summarise(event: NormalizedEvent): ExplainedEvent {
     instance: event.instance,
     msgId: event.msgId,
     exception: text("exception"),
+    ...dedup,
   };
 }
 
@@ -137,7 +147,18 @@ export function explainLines(lines: readonly string[], format: CollectorFormat, 
 
 function fields(e: ExplainedEvent): string {
   const parts = [`ts=${e.ts}`];
-  for (const [name, value] of [["group", e.group], ["topic", e.topic], ["queue", e.queue], ["instance", e.instance], ["msgId", e.msgId], ["exception", e.exception]] as const) {
+  const named = [
+    ["key", e.bizKey],
+    ["group", e.group],
+    ["topic", e.topic],
+    ["queue", e.queue],
+    ["instance", e.instance],
+    ["msgId", e.msgId],
+    ["layer", e.layer],
+    ["dedupKey", e.dedupKey],
+    ["exception", e.exception],
+  ] as const;
+  for (const [name, value] of named) {
     if (value !== null && value !== undefined) parts.push(`${name}=${value}`);
   }
   return parts.join(" ");
@@ -152,7 +173,8 @@ export function formatExplanation(explanation: Explanation): string[] {
       case "blank":
         break;
       case "event":
-        for (const e of line.events!) rows.push(`${no}  ${e.kind}/${e.action ?? "-"}  ${e.template ?? ""}  ${fields(e)}`);
+        // A dedup line has no action or template of its own: its decision stands where the action would.
+        for (const e of line.events!) rows.push(`${no}  ${e.kind}/${e.action ?? e.decision ?? "-"}  ${e.template ?? ""}  ${fields(e)}`);
         break;
       case "continuation":
         rows.push(`${no}  continues line ${line.continues}`);
