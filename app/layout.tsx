@@ -35,6 +35,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               { href: "/duplicates", text: t.nav.duplicates },
               { href: "/groups", text: t.nav.groups },
               { href: "/alerts", text: t.nav.alerts },
+              { href: "/ingest", text: t.nav.ingest },
             ]}
           />
           <SearchBox id="q" label={t.search.label} placeholder={t.search.placeholder} button={t.search.button} />

@@ -13,6 +13,7 @@ import { UnknownFormatError } from "../collectors/sniff.ts";
 import { runIngest, type IngestSummary } from "../lib/ingest/pipeline.ts";
 import { DEFAULT_RETRY, type EventSink, type RetryPolicy } from "../lib/ingest/sink.ts";
 import { storeSink } from "../lib/ingest/store-sink.ts";
+import { UnrecognisedTally } from "../lib/ingest/unrecognised.ts";
 import { formatSummary, progressReporter } from "./progress.ts";
 
 export interface IngestOptions {
@@ -128,6 +129,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
           sink,
           batchSize: options.batchSize,
           flushAfterMs: 500,
+          unrecognised: new UnrecognisedTally(ctx.source, format.name, ctx.instance ?? null),
           onProgress: (p) => bar.update(p),
         });
         bar.stop();

@@ -40,5 +40,11 @@ export function formatSummary(label: string, s: IngestSummary): string {
   ];
   for (const r of s.rejections.slice(0, 20)) lines.push(`  line ${r.line}: ${r.code}: ${r.reason}`);
   if (s.rejected > 20) lines.push(`  … ${s.rejected - 20} more rejected (use --json for the first ${s.rejections.length})`);
+  const missed = s.unrecognised;
+  if (missed) {
+    lines.push(`  ${missed.count} skipped lines look relevant but were not recognised; their shapes (dupscope explain --format ${missed.format} <file> shows each line):`);
+    for (const shape of missed.shapes.slice(0, 5)) lines.push(`    ${String(shape.count).padStart(6)} × ${shape.shape} (last at line ${shape.lastLine})`);
+    if (missed.shapes.length > 5) lines.push(`    … ${missed.shapes.length - 5} more shapes (GET /api/v1/ingest/unrecognised, or the Ingest page)`);
+  }
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import type { UnrecognisedReport } from "./unrecognised.ts";
 import { DEFAULT_RETRY, FatalSinkError, withRetry, type EventSink, type RetryPolicy } from "./sink.ts";
 
 interface IngestAnswer {
@@ -47,17 +48,18 @@ class RequestBodies {
  */
 export function httpSink(server: string, options: { token?: string; retry?: RetryPolicy } = {}): EventSink {
   const url = new URL("/api/v1/events", server).toString();
+  const unrecognisedUrl = new URL("/api/v1/ingest/unrecognised", server).toString();
   const retry = options.retry ?? DEFAULT_RETRY;
-  const post = async (body: string): Promise<IngestAnswer> => {
+  const post = async (body: string, to = url, type = "application/x-ndjson"): Promise<IngestAnswer> => {
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await fetch(to, {
         method: "POST",
         body,
-        headers: { "content-type": "application/x-ndjson", ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+        headers: { "content-type": type, ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
       });
     } catch (error) {
-      throw new TransientHttpError(`cannot reach ${url}: ${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)}`);
+      throw new TransientHttpError(`cannot reach ${to}: ${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)}`);
     }
     if (response.ok) return (await response.json()) as IngestAnswer;
     const text = await response.text();
@@ -67,9 +69,9 @@ export function httpSink(server: string, options: { token?: string; retry?: Retr
     } catch {
       // Not our JSON error: keep the raw text.
     }
-    if (response.status === 429 || response.status >= 500) throw new TransientHttpError(`${url} answered ${response.status}: ${message}`);
+    if (response.status === 429 || response.status >= 500) throw new TransientHttpError(`${to} answered ${response.status}: ${message}`);
     const hint = response.status === 401 ? " (pass --token or set DUPSCOPE_INGEST_TOKEN)" : "";
-    throw new FatalSinkError(`${url} answered ${response.status}: ${message}${hint}`);
+    throw new FatalSinkError(`${to} answered ${response.status}: ${message}${hint}`, response.status);
   };
   return {
     description: url,
@@ -82,6 +84,15 @@ export function httpSink(server: string, options: { token?: string; retry?: Retr
     batch() {
       const bodies = new RequestBodies();
       return { add: (events) => bodies.add(events), write: () => sendAll(bodies.finish()) };
+    },
+    async unrecognised(report: UnrecognisedReport) {
+      try {
+        await withRetry(retry, () => post(JSON.stringify(report), unrecognisedUrl, "application/json"));
+      } catch (error) {
+        // A server older than the route keeps the events it took; only the sample of what it skipped is lost.
+        if (error instanceof FatalSinkError && (error.status === 404 || error.status === 405)) return;
+        throw error;
+      }
     },
     async close() {},
   };

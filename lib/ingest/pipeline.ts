@@ -3,6 +3,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { eventLoopTurns } from "../periodic.ts";
 import type { RawLine } from "./line-reader.ts";
 import { openBatch, type EventSink, type SinkBatch } from "./sink.ts";
+import { mergeReports, type UnrecognisedReport, type UnrecognisedTally } from "./unrecognised.ts";
 
 export interface IngestProgress {
   lines: number;
@@ -22,6 +23,8 @@ export interface IngestProgress {
 export interface IngestSummary extends IngestProgress {
   /** The first rejections with their line numbers (all of them are counted in `rejected`). */
   rejections: ParseIssue[];
+  /** Skipped lines that look relevant (a rebalance, a commit, an ack…), with their shapes; absent when there were none. */
+  unrecognised?: UnrecognisedReport;
   elapsedMs: number;
 }
 
@@ -45,6 +48,11 @@ export interface PipelineOptions {
    * within about this delay instead of waiting for a full batch.
    */
   flushAfterMs?: number;
+  /**
+   * Counts the skipped lines that carry a relevance anchor; what it holds goes to the sink's `unrecognised` after
+   * each stored batch, so a followed file's misses reach the store as they happen.
+   */
+  unrecognised?: UnrecognisedTally;
 }
 
 interface Batch {
@@ -83,6 +91,8 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   const maxRejections = options.maxRejections ?? 1000;
   const progress: IngestProgress = { lines: 0, bytes: 0, events: 0, accepted: 0, duplicates: 0, rejected: 0, skipped: 0, committedOffset: 0, committedLine: 0 };
   const rejections: ParseIssue[] = [];
+  let unrecognised: UnrecognisedReport | undefined;
+  const tally = options.unrecognised;
   const reject = (issue: ParseIssue) => {
     progress.rejected++;
     if (rejections.length < maxRejections) rejections.push(issue);
@@ -106,6 +116,11 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
       for (const r of result.rejected) reject({ line: batch.lineOf[r.index] ?? 0, code: "invalid_field", reason: r.reason });
       progress.committedOffset = batch.endOffset;
       progress.committedLine = batch.endLine;
+      const missed = tally?.drain();
+      if (missed) {
+        unrecognised = mergeReports(unrecognised, missed);
+        await options.sink.unrecognised?.(missed);
+      }
       await options.onCommit?.(batch.endOffset, batch.endLine);
       options.onProgress?.(progress);
     });
@@ -169,14 +184,28 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
   if (!failure && (batch.count > 0 || batch.endOffset > progress.committedOffset)) send(batch);
   await chain;
   if (failure) throw failure;
+  const last = tally?.drain();
+  if (last) {
+    unrecognised = mergeReports(unrecognised, last);
+    await options.sink.unrecognised?.(last);
+  }
   options.onProgress?.(progress);
-  return { ...progress, rejections: rejections.sort((a, b) => a.line - b.line), elapsedMs: Date.now() - started };
+  return {
+    ...progress,
+    rejections: rejections.sort((a, b) => a.line - b.line),
+    ...(unrecognised ? { unrecognised } : {}),
+    elapsedMs: Date.now() - started,
+  };
 
   /** A parser's result: its events go into the batch under the line they came from. */
-  function take(result: LineResult, lineNo: number): void {
+  function take(result: LineResult, lineNo: number, text?: string): void {
     if (result.issue) reject(result.issue);
-    if (result.skipped) progress.skipped++;
+    if (result.skipped) {
+      progress.skipped++;
+      if (text !== undefined) tally?.skipped(text, lineNo);
+    }
     result.events.forEach((event, i) => {
+      tally?.sawGroup(event.group);
       batch.pending.push(event);
       batch.lineOf.push(lineOfEvent(result, i, lineNo));
     });
@@ -201,7 +230,7 @@ export async function runIngest(options: PipelineOptions): Promise<IngestSummary
     if ("problem" in raw) {
       reject({ line: raw.lineNo, code: raw.problem, reason: raw.problem === "too_long" ? "line is longer than the limit" : "line is not valid UTF-8" });
     } else if (result !== undefined) {
-      take(result, raw.lineNo);
+      take(result, raw.lineNo, raw.text);
     }
     batch.endOffset = raw.endOffset;
     batch.endLine = raw.lineNo;

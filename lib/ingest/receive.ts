@@ -8,6 +8,8 @@ import { logger } from "../log.ts";
 import { recordIngestResults } from "../metrics/ingest-results.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { insertEvents } from "../store/events-repo.ts";
+import { recordUnrecognised } from "../store/unrecognised.ts";
+import { MAX_SHAPES, UnrecognisedTally, type UnrecognisedReport } from "./unrecognised.ts";
 
 /**
  * What the server makes of a batch one of its ingest routes received, once the route has read the request: every
@@ -77,25 +79,39 @@ export async function receiveRecords(driver: SqlDriver, records: readonly { valu
 export interface TextReceived extends LinesReceived {
   /** Lines that matched no template of the format (stack traces, unrelated log lines): not errors. */
   skipped: number;
+  /** Of those, the lines that look relevant (GET /api/v1/ingest/unrecognised shows their shapes). */
+  unrecognised: number;
+}
+
+/** POST /api/v1/ingest/unrecognised: what a CLI ingest (`--server`) skipped but found relevant, kept like the server's own. */
+export async function receiveUnrecognised(driver: SqlDriver, report: UnrecognisedReport): Promise<void> {
+  await recordUnrecognised(driver, report, MAX_SHAPES);
 }
 
 /** POST /api/v1/ingest/{format}: the raw text of a log or an export, parsed by the collector the CLI uses. */
 export async function receiveText(driver: SqlDriver, text: string, format: CollectorFormat, ctx: ParseContext): Promise<TextReceived> {
   const candidates: Candidate<number>[] = [];
   const parser = format.open(ctx);
-  const keep = (result: LineResult, lineNo: number): LineResult => {
-    result.events.forEach((event, i) => candidates.push({ value: event, at: lineOfEvent(result, i, lineNo) }));
+  const tally = new UnrecognisedTally(ctx.source, format.name, ctx.instance ?? null);
+  const keep = (result: LineResult, lineNo: number, line?: string): LineResult => {
+    if (result.skipped && line !== undefined) tally.skipped(line, lineNo);
+    result.events.forEach((event, i) => {
+      tally.sawGroup(event.group);
+      candidates.push({ value: event, at: lineOfEvent(result, i, lineNo) });
+    });
     return { ...result, events: [] };
   };
   let lastLine = 0;
-  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, (lastLine = lineNo)), lineNo), end: () => keep(parser.end(), lastLine) });
+  const parsed = parseLines(text, { line: (line, lineNo) => keep(parser.line(line, (lastLine = lineNo)), lineNo, line), end: () => keep(parser.end(), lastLine) });
   const stored = await storeCandidates(driver, candidates);
   const rejected = [
     ...parsed.issues.map((issue) => ({ line: issue.line, reason: `${issue.code}: ${issue.reason}` })),
     ...stored.refused.map((r) => ({ line: r.at, reason: r.reason })),
   ].sort((a, b) => a.line - b.line);
   await count(driver, format.name, stored.duplicates, rejected.length, stored.outOfWindow);
-  return { accepted: stored.accepted, duplicates: stored.duplicates, rejected, skipped: parsed.skipped };
+  const missed = tally.drain();
+  if (missed) await recordUnrecognised(driver, missed, MAX_SHAPES);
+  return { accepted: stored.accepted, duplicates: stored.duplicates, rejected, skipped: parsed.skipped, unrecognised: missed?.count ?? 0 };
 }
 
 export interface SpansReceived {

@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import type { UnrecognisedReport } from "./unrecognised.ts";
 
 export interface WriteResult {
   accepted: number;
@@ -30,6 +31,8 @@ export interface EventSink {
   write(events: NormalizedEvent[]): Promise<WriteResult>;
   /** A batch encoded as it fills (SinkBatch); sinks without one get their events collected and written whole. */
   batch?(): SinkBatch;
+  /** Keeps what an input's skipped-but-relevant lines looked like (GET /api/v1/ingest/unrecognised shows it). */
+  unrecognised?(report: UnrecognisedReport): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,7 +52,15 @@ export function openBatch(sink: EventSink): SinkBatch {
   };
 }
 
-export class FatalSinkError extends Error {}
+export class FatalSinkError extends Error {
+  constructor(
+    message: string,
+    /** The HTTP status that made it final, for a sink that speaks HTTP. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface RetryPolicy {
   /** First delay; doubles per attempt up to maxDelayMs. */

@@ -2,7 +2,9 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { CopyRowsBuilder, insertCopyRows, toCopyRows, type CopyRows } from "../store/events-repo.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { openPgWriter } from "../store/pg-writer.ts";
+import { recordUnrecognised } from "../store/unrecognised.ts";
 import { DEFAULT_RETRY, FatalSinkError, withRetry, type EventSink, type RetryPolicy } from "./sink.ts";
+import { MAX_SHAPES } from "./unrecognised.ts";
 
 /**
  * Writes batches straight into PostgreSQL (`--database`). The events come from the collectors' parsers, whose
@@ -33,6 +35,7 @@ export async function storeSink(databaseUrl: string, options: { retry?: RetryPol
       const builder = new CopyRowsBuilder();
       return { add: (events) => builder.add(events), write: () => store(builder.finish()) };
     },
+    unrecognised: (report) => withRetry(retry, () => recordUnrecognised(driver, report, MAX_SHAPES)),
     close: () => driver.close(),
   };
 }

@@ -109,6 +109,9 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
       // A mark asks to re-diagnose keys around keyless events; once those events are gone it can only mislead.
       diagnosisMarks: await deleteInBatches(session, "diagnosis_marks", "to_ts < $1", [eventsBefore]),
       retentionRuns: await deleteInBatches(session, "retention_runs", "ran_at < $1", [at]),
+      // What a source skipped is news while its raw events are kept; a shape or source not met since is forgotten.
+      unrecognisedShapes: await deleteInBatches(session, "unrecognised_shapes", "last_seen < $1", [new Date(eventsBefore)]),
+      unrecognisedSources: await deleteInBatches(session, "unrecognised_sources", "last_seen < $1", [new Date(eventsBefore)]),
     };
   });
   const report: RetentionRunReport = { ranAt: now, eventsBefore, verdictsBefore, droppedPartitions: dropped, waitingPartitions: waiting, deleted };

@@ -414,6 +414,8 @@ for (const backend of backends) {
       });
       await store.prisma.metricCounter.create({ data: { name: "drift", labels: "{}", value: BigInt(Number.MAX_SAFE_INTEGER) } });
       await store.prisma.ingestSource.create({ data: { source: "drift-source-row", format: "events", events: 1n, maxTs: BigInt(T0), lastIngestedAt: at } });
+      await store.prisma.unrecognisedSource.create({ data: { source: "drift-source-row", format: "events", instance: "i", lines: 2n, groups: ["g"], firstSeen: at, lastSeen: at } });
+      await store.prisma.unrecognisedShape.create({ data: { source: "drift-source-row", shape: "Rebalance N", anchor: "rebalanc", lines: 2n, lastLine: 7, lastSeen: at } });
       await store.prisma.metricVerdictPending.create({ data: { id: "K-drift#9", seenAt: at } });
       await store.prisma.metricVerdictCounted.create({ data: { id: "K-drift#9", countedAt: at } });
       const state = await store.prisma.alertState.findUniqueOrThrow({ where: { ruleId_series: { ruleId: "rule-drift", series: "" } } });

@@ -16,7 +16,7 @@ import type { RangeKey } from "../../queries/filters.ts";
 export const en = {
   brand: "dupscope",
   skipToContent: "Skip to content",
-  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", alerts: "Alerts", main: "Main" },
+  nav: { overview: "Overview", duplicates: "Duplicates", groups: "Groups", alerts: "Alerts", ingest: "Ingest", main: "Main" },
   search: {
     label: "Business key, msgId or offsetMsgId",
     placeholder: "bizKey, msgId or offsetMsgId",
@@ -407,6 +407,24 @@ export const en = {
       add: "Add channel",
       save: "Save channel",
     },
+  },
+  ingest: {
+    title: "Lines not recognised",
+    intro:
+      "Skipped lines that look relevant to a diagnosis — they name a rebalance, a revocation, a commit, a heartbeat, an ack or an offset — but that no template or signal of their format read. Values are masked: each row is a shape, not a line.",
+    none: "Every relevant-looking line ingested so far was recognised.",
+    total: (count: number, sources: number) =>
+      `${count.toLocaleString("en")} relevant ${count === 1 ? "line" : "lines"} not recognised in ${sources.toLocaleString("en")} ${sources === 1 ? "source" : "sources"}`,
+    source: "Source",
+    format: "Format",
+    lines: "Lines",
+    lastSeen: "Last seen",
+    groups: "Groups of its other events",
+    shape: "Shape",
+    anchor: "Anchor",
+    explain: "See why, line by line:",
+    line: (n: number) => `line ${n}`,
+    explainHttp: "Sent over HTTP: save the text to a file and run",
   },
   login: {
     title: "Sign in",

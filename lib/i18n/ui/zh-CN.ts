@@ -5,7 +5,7 @@ import type { Dictionary } from "./en.ts";
 export const zhCN: Dictionary = {
   brand: "dupscope",
   skipToContent: "跳到正文",
-  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", alerts: "告警", main: "主导航" },
+  nav: { overview: "总览", duplicates: "重复消费", groups: "消费组", alerts: "告警", ingest: "采集", main: "主导航" },
   search: {
     label: "业务键、msgId 或 offsetMsgId",
     placeholder: "业务键、msgId 或 offsetMsgId",
@@ -391,6 +391,22 @@ export const zhCN: Dictionary = {
       add: "添加通知渠道",
       save: "保存通知渠道",
     },
+  },
+  ingest: {
+    title: "未识别的日志行",
+    intro: "被跳过但看起来与诊断相关的行——提到了重平衡、撤销、提交、心跳、确认或位点——却没有被其格式的任何模板或信号识别。取值已脱敏：每一行是一种形状，而不是原始日志。",
+    none: "目前采集到的所有疑似相关的行都已识别。",
+    total: (count: number, sources: number) => `${sources.toLocaleString("zh-CN")} 个来源中有 ${count.toLocaleString("zh-CN")} 行疑似相关的日志未被识别`,
+    source: "来源",
+    format: "格式",
+    lines: "行数",
+    lastSeen: "最后出现",
+    groups: "该来源其他事件的消费组",
+    shape: "形状",
+    anchor: "关键词",
+    explain: "逐行查看原因：",
+    line: (n: number) => `第 ${n} 行`,
+    explainHttp: "通过 HTTP 发送：将文本保存为文件后运行",
   },
   login: {
     title: "登录",
