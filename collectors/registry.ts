@@ -5,6 +5,7 @@ import { parseEventLine } from "./normalized-ndjson/parse.ts";
 import { openKafkaClientLog, TEMPLATES as KAFKA_TEMPLATES } from "./kafka-client-log/parse.ts";
 import { parseFirehoseLine } from "./rabbitmq-firehose/parse.ts";
 import { openServerLog, WORDINGS as RABBITMQ_WORDINGS } from "./rabbitmq-server-log/parse.ts";
+import { openClientLog as openRabbitmqClientLog, TEMPLATES as RABBITMQ_CLIENT_SIGNALS } from "./rabbitmq-client-log/parse.ts";
 import { openOtlpTraces } from "./otlp-traces/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
 import { lineByLine, type LineParser, type LineResult, type ParseContext } from "./types.ts";
@@ -77,6 +78,14 @@ export const FORMATS: readonly CollectorFormat[] = [
     folder: "collectors/rabbitmq-server-log",
     open: openServerLog,
     templates: RABBITMQ_WORDINGS,
+  },
+  {
+    name: "rabbitmq-client-log",
+    description:
+      "a RabbitMQ consumer's or publisher's own log (Celery/kombu, pika, amqplib, lapin, Java/Spring AMQP, .NET, php-amqplib, Go): the broker's closes as the client renders them; the process is the instance",
+    folder: "collectors/rabbitmq-client-log",
+    open: openRabbitmqClientLog,
+    templates: RABBITMQ_CLIENT_SIGNALS,
   },
   {
     name: "otlp-traces",

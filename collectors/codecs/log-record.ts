@@ -57,8 +57,24 @@ const PREFIX_END = /(?:^|[-:\]|>)}]\s*|\s(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|
 const TRAILER = /\s*\((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:\.java)?(?::\d+)?\)\s*$/;
 const TRAILER_NEEDS = /[.:]/;
 
+/** What finds a line's template: a TemplateSet, or the signals of a format (./signals.ts). */
+export interface TemplateFinder<T> {
+  find(text: string): TemplateMatch<T> | undefined;
+  /**
+   * Also search the other string fields of a JSON or logfmt line (an `error` field beside `msg`), after the message:
+   * a signal may sit in any of them, a template's sentence only in the message.
+   */
+  readonly searchesFields?: boolean;
+}
+
+/** The message, then the line's other string fields: what a finder that searches fields reads. */
+export function withFields(envelope: Envelope): string {
+  const fields = envelope.fields === undefined ? [] : Object.entries(envelope.fields).filter(([, v]) => v !== envelope.text).map(([, v]) => v);
+  return fields.length === 0 ? envelope.text : `${envelope.text} | ${fields.join(" | ")}`;
+}
+
 /** A set of templates searched together: one regular expression finds the earliest head of any of them. */
-export class TemplateSet<T> {
+export class TemplateSet<T> implements TemplateFinder<T> {
   readonly templates: readonly MessageTemplate<T>[];
   private readonly any: RegExp;
   private readonly sticky: RegExp[];
@@ -117,12 +133,15 @@ export function headTemplate<T>(
 export function readTemplateLine<T>(
   raw: string,
   lineNo: number,
-  set: TemplateSet<T>,
+  set: TemplateFinder<T>,
   options: DecodeOptions,
   toEvents: (drafts: T[], line: DecodedLine, template: string) => NormalizedEvent[],
   describe: (template: string, problem: { time?: string; fields?: string }) => string = (template, p) => `${template}: ${p.time ?? p.fields ?? "the line's fields do not parse"}`,
+  /** Tried when no template of `set` matched at all (./signals.ts): a template that matched and reported nothing stands. */
+  signals?: TemplateFinder<T>,
 ): LineResult {
-  const decoded = decodeLine(raw, set, options);
+  let decoded = decodeLine(raw, set, options);
+  if (decoded.kind === "none" && signals) decoded = decodeLine(raw, signals, options);
   if (decoded.kind === "none") return { events: [], skipped: true };
   const template = decoded.match.template;
   if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: describe(template.name, { time: decoded.reason }) } };
@@ -163,9 +182,9 @@ export type LineDecoding<T> =
   | { kind: "ok"; match: TemplateMatch<T>; line: DecodedLine };
 
 /** Unwraps the line, finds the template and reads the prefix's time, level and pid. */
-export function decodeLine<T>(raw: string, set: TemplateSet<T>, options: DecodeOptions): LineDecoding<T> {
+export function decodeLine<T>(raw: string, set: TemplateFinder<T>, options: DecodeOptions): LineDecoding<T> {
   const envelope = unwrap(raw, options);
-  const match = set.find(envelope.text);
+  const match = set.find(envelope.text) ?? (set.searchesFields && envelope.fields !== undefined ? set.find(withFields(envelope)) : undefined);
   if (!match) {
     if (options.memory) {
       const seen = findTimestamp(envelope.text.slice(0, TIME_SCAN), options) ?? envelope.time;
@@ -215,9 +234,18 @@ const MAX_CONTINUATION_SCAN = 8;
  * A LineParser over `parseRecord` that keeps each record's events until the lines after it show whether a stack
  * trace follows: its exception class goes to `detail.exception` of the record's events.
  */
-export function javaRecords(parseFirstLine: (line: string, lineNo: number) => LineResult): LineParser {
+export function javaRecords(
+  parseFirstLine: (line: string, lineNo: number) => LineResult,
+  /**
+   * Reads a continuation line of a record whose first line gave nothing: an exception's message in the stack trace
+   * (`Caused by: …CommitFailedException: …`) can carry the signal the first line did not. Its events are the record's.
+   */
+  readContinuation?: (line: string, lineNo: number) => LineResult,
+): LineParser {
   let open: { events: NormalizedEvent[]; lineNo: number; scanned: number; exception?: string } | undefined;
   let inRecord = false;
+  /** The first line of a record that gave nothing, while its continuation lines are read for a signal. */
+  let bare: { lineNo: number; scanned: number } | undefined;
 
   const release = (): LineResult => {
     if (!open) return { events: [] };
@@ -235,11 +263,20 @@ export function javaRecords(parseFirstLine: (line: string, lineNo: number) => Li
           open.scanned++;
           open.exception = exceptionClass(text);
         }
+        if (bare && readContinuation && bare.scanned++ < MAX_CONTINUATION_SCAN) {
+          const found = readContinuation(text.trim(), lineNo);
+          if (found.events.length > 0) {
+            const header = bare.lineNo;
+            bare = undefined;
+            return { events: found.events, lines: found.events.map(() => header), continuation: true };
+          }
+        }
         return { events: [], continuation: true };
       }
       const released = release();
       const result = parseFirstLine(text, lineNo);
       inRecord = true;
+      bare = result.events.length === 0 && result.issue === undefined ? { lineNo, scanned: 0 } : undefined;
       if (result.events.length > 0) open = { events: result.events, lineNo, scanned: 0 };
       const ownException = result.events.find((e) => typeof e.detail.exception === "string");
       if (open && ownException) open.exception = ownException.detail.exception as string;
@@ -247,6 +284,7 @@ export function javaRecords(parseFirstLine: (line: string, lineNo: number) => Li
     },
     end() {
       inRecord = false;
+      bare = undefined;
       return release();
     },
   };

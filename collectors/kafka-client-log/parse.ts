@@ -1,6 +1,8 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
+import { clientIdIn, exceptionIn, generationIn, groupIn, memberIdIn, partitionsIn } from "../codecs/extract.ts";
+import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
@@ -38,6 +40,8 @@ export type ConsumerAction =
   | "poll_timeout"
   | "leave_group"
   | "commit_failed"
+  /** The member was fenced, or the coordinator no longer knows its id or generation, outside a commit. */
+  | "membership_lost"
   | "worker_rebalance"
   | "offset_out_of_range"
   | "offset_reset"
@@ -428,6 +432,121 @@ export const TEMPLATES: Template[] = [
 
 const TEMPLATE_SET = new TemplateSet(TEMPLATES);
 
+/**
+ * The coordinator's error names and librdkafka's log contexts, in whatever client's rendering: Java's
+ * Errors.java names and exception classes, kafka-python/aiokafka's `UnknownMemberIdError`, librdkafka's
+ * `|COMMITFAIL|`, `|REJOIN|`, `|ASSIGN|`, `|REVOKE|`, `|UNASSIGN|`, `|CGRPSTATE|` (plain, or re-emitted as JSON
+ * with `fac`), kafkajs's and Sarama's messages. Priority matters: a commit refused because the member was fenced is a
+ * commit failure (its reason names the fencing); the CommitFailedException's text mentions max.poll.interval.ms.
+ */
+const MEMBER_GONE =
+  /UnknownMemberId|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
+const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
+
+export const SIGNALS: readonly Signal<ConsumerAction>[] = [
+  {
+    name: "commit_failed",
+    action: "commit_failed",
+    anchor:
+      /\|COMMITFAIL\||CommitFailed|commit(?:ting)? (?:of )?(?:the )?offsets? (?:failed|threw|cannot|error)|offsets? commit (?:failed|cannot|error|request failed)|commit (?:failed|cannot be completed|error)|fail(?:ed|ure)? (?:to |while )commit|(?:unable|could not) (?:to )?commit|error (?:while |when )?committing|OffsetCommit(?:Request)?.{0,40}(?:fail|error|refused)|commit(?:Sync|Async).{0,60}(?:fail|exception)/i,
+    unless: /commit(?:ted)? (?:succeeded|successfully)|Successfully committed|commit succeeded/i,
+    wording: "an offset commit failed or was refused (COMMITFAIL, CommitFailedException, Offset commit failed …)",
+  },
+  {
+    name: "membership_lost",
+    action: "membership_lost",
+    anchor: MEMBER_GONE,
+    wording: "the member was fenced or is no longer known to the coordinator (UnknownMemberId, ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH …)",
+  },
+  {
+    name: "poll_timeout",
+    action: "poll_timeout",
+    anchor: /max\.poll\.interval\.ms|poll(?:ing)? (?:interval|timeout) (?:exceeded|expired|elapsed)|time between subsequent calls to poll/i,
+    // ConsumerConfig's dump of its values at start-up.
+    unless: /max\.poll\.interval\.ms ?= ?\d/,
+    wording: "max.poll.interval.ms exceeded",
+  },
+  {
+    name: "lost",
+    action: "lost",
+    anchor: /partitions? (?:were |have been )?lost|Lost previously assigned partitions|onPartitionsLost|\|LOST\|/i,
+    wording: "partitions lost",
+  },
+  {
+    name: "revoke",
+    action: "revoke",
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions/i,
+    unless: /\b(?:Pausing|Resuming)\b/,
+    wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
+  },
+  {
+    name: "assign",
+    action: "assign",
+    anchor:
+      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment/i,
+    // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
+    wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
+  },
+  {
+    name: "joined",
+    action: "joined",
+    anchor: /\bjoined (?:the )?(?:consumer )?group|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
+    wording: "joined the group",
+  },
+  {
+    name: "joining",
+    action: "joining",
+    anchor:
+      /\|REJOIN\||\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress/i,
+    wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
+  },
+  {
+    name: "offset_out_of_range",
+    action: "offset_out_of_range",
+    anchor: /OffsetOutOfRange|OFFSET_OUT_OF_RANGE|offsets? (?:is )?out of range/i,
+    wording: "a fetch offset was out of range",
+  },
+  {
+    name: "offset_reset",
+    action: "offset_reset",
+    anchor: /\brewind(?:ing)?\b|\breset(?:ting)? (?:the )?(?:consumer )?offsets?|offsets? (?:were |was )?(?:reset|rewound)|seek(?:ing)? (?:back|to (?:the )?(?:beginning|earliest|last committed|committed))/i,
+    unless: /Resetting the last seen epoch|Setting offset for partition/,
+    wording: "offsets reset or rewound",
+  },
+  {
+    name: "leave_group",
+    action: "leave_group",
+    anchor: /LeaveGroup|\bleav(?:e|ing) (?:the )?(?:consumer )?group/i,
+    // The Java client's echo of the LeaveGroup it just logged.
+    unless: /Resetting generation/,
+    wording: "the member left its group (LeaveGroup)",
+  },
+];
+
+const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) => {
+  const partitions = partitionsIn(text);
+  const generation = generationIn(text);
+  const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
+  return [
+    {
+      action: signal.action,
+      wording: `signal:${signal.name}`,
+      ...(partitions.length > 0 ? { partitions } : {}),
+      group: groupIn(text),
+      detail: {
+        signal: signal.name,
+        memberId: memberIdIn(text),
+        generationId: generation,
+        clientId: clientIdIn(text),
+        exception: exceptionIn(text),
+        membershipLost: signal.action === "commit_failed" ? lostMember : undefined,
+      },
+    },
+  ];
+}, (_message, text) => rdkafkaTime(text));
+
+
 interface Member {
   type: "Consumer" | "Worker";
   clientId: string | null;
@@ -448,7 +567,7 @@ function memberOf(line: DecodedLine): Member | undefined {
 }
 
 function kindOf(action: ConsumerAction): EventKind {
-  return action === "joining" || action === "joined" || action === "revoke" || action === "assign" || action === "lost" ? "rebalance" : "instance_lifecycle";
+  return action === "joining" || action === "joined" || action === "revoke" || action === "assign" || action === "lost" || action === "membership_lost" ? "rebalance" : "instance_lifecycle";
 }
 
 function compact(detail: { [key: string]: DetailValue | undefined }): { [key: string]: DetailValue } {
@@ -553,7 +672,20 @@ export function openKafkaClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const groups = new Set<string>();
   const resets = new OffsetResets();
-  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx, groups, resets), describe));
+  const read = (line: string, lineNo: number, signalsOnly = false) =>
+    readTemplateLine(
+      line,
+      lineNo,
+      signalsOnly ? SIGNAL_SET : TEMPLATE_SET,
+      options,
+      (drafts, decoded) => toEvents(drafts, decoded, ctx, groups, resets),
+      describe,
+      signalsOnly ? undefined : SIGNAL_SET,
+    );
+  return javaRecords(
+    (line, lineNo) => read(line, lineNo),
+    (line, lineNo) => read(line, lineNo, true),
+  );
 }
 
 /** One line read as a whole input. */

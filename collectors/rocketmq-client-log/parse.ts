@@ -12,6 +12,8 @@ import {
   type MessageQueueToken,
   type MessageToken,
 } from "../codecs/rocketmq-tokens.ts";
+import { clientIdIn, exceptionIn, groupIn, messageQueuesIn, rocketmqClientIdIn } from "../codecs/extract.ts";
+import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
 
@@ -610,10 +612,124 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
   };
 }
 
+type SignalAction = "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
+
+const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
+
+/**
+ * What the Java, Go (logrus/zap key=value), C++ and gRPC clients and rocketmq-spring's listener container say in
+ * words no template holds: a consume attempt that failed and will be retried, a consume timeout, an offset found
+ * illegal and reset, a client started or shut down, a channel closed, a send retried, a queue added or removed.
+ * Priority: a consume failure line often dumps a whole MessageExt, whose fields mention queues and offsets.
+ */
+export const SIGNALS: readonly Signal<SignalAction>[] = [
+  {
+    name: "consume_timeout",
+    action: "consume_timeout",
+    anchor: /consume (?:message )?time(?:d)? ?out|consumeTimeout.{0,20}(?:expired|exceeded)|clean expired msg/i,
+    wording: "a consume ran past consumeTimeout; the message is sent back",
+  },
+  {
+    name: "consume_exception",
+    action: "consume_exception",
+    anchor:
+      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage exception|fail(?:ed)? to consume|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
+    unless: /consume (?:message |msg )?success|CONSUME_SUCCESS/i,
+    wording: "a consume attempt failed and will be retried",
+  },
+  {
+    name: "offset_reset",
+    action: "offset_reset",
+    anchor: /offset (?:is )?illegal|OFFSET_ILLEGAL|consumerOffset is -1|invalid (?:consumer )?offset|reset(?:ting)? (?:the )?(?:consumer )?offsets?|correct(?:ed)? (?:the )?offset|offsets? (?:was |were )?(?:corrected|reset to)/i,
+    wording: "the consumer's offset was found illegal or reset",
+  },
+  {
+    name: "shutdown",
+    action: "shutdown",
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:consumer|producer|client)\\b`, "i"),
+    unless: /shut ?down (?:fail|error)|failed to shut ?down/i,
+    wording: "a client shut down",
+  },
+  {
+    name: "start",
+    action: "start",
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b`, "i"),
+    wording: "a client started",
+  },
+  {
+    name: "channel_closed",
+    action: "channel_closed",
+    anchor: /closeChannel|close(?:d)? (?:the )?channel|channel (?:is |was )?(?:closed|inactive|destroyed)|(?:remoting )?conn(?:ection)? (?:is |was )?closed/i,
+    wording: "the client's channel to a broker or name server closed",
+  },
+  {
+    name: "producer_resend",
+    action: "producer_resend",
+    anchor: /send (?:message )?(?:failed|fail|exception).{0,80}retr|retry (?:to )?send|\bresend/i,
+    wording: "a send failed and the producer sends again",
+  },
+  {
+    name: "remove",
+    action: "remove",
+    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:mq|message ?queue|process ?queue)/i,
+    // `remove unnecessary messageQueue offset` cleans the offset store; the queue stays.
+    unless: /fail|offset/i,
+    wording: "a queue was removed from this instance",
+  },
+  {
+    name: "add",
+    action: "add",
+    anchor: /add(?:ed)? (?:a )?(?:new )?(?:mq|message ?queue)\b/i,
+    unless: /fail/i,
+    wording: "a queue was added to this instance",
+  },
+];
+
+const KINDS: Record<SignalAction, EventKind> = {
+  consume_timeout: "consume_end",
+  consume_exception: "consume_end",
+  offset_reset: "instance_lifecycle",
+  shutdown: "instance_lifecycle",
+  start: "instance_lifecycle",
+  channel_closed: "instance_lifecycle",
+  producer_resend: "send_attempt",
+  remove: "rebalance",
+  add: "rebalance",
+};
+
+const MSG_ID = /\b(?:msgId|messageId|UNIQ_KEY|MsgId)[=:]\s?['"]?([0-9A-F]{32})\b/;
+const RECONSUME = /\breconsumeTimes[=:]\s?(\d{1,4})\b/i;
+const TOPIC = /\btopic[=:]\s?['"]?([%\w.-]{1,255})/i;
+
+const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) => {
+  const kind = KINDS[signal.action];
+  const queues = messageQueuesIn(text);
+  const msgId = MSG_ID.exec(text)?.[1];
+  const retry = RECONSUME.exec(text)?.[1];
+  const base: Draft = {
+    kind,
+    aboutMessages: kind === "consume_end" || kind === "send_attempt",
+    clientId: clientIdIn(text) ?? rocketmqClientIdIn(text),
+    group: groupIn(text) ?? null,
+    topic: queues[0]?.topic ?? TOPIC.exec(text)?.[1] ?? null,
+    ...(msgId ? { msgId } : {}),
+    ...(retry !== undefined ? { retryTimes: Number(retry) } : {}),
+    ...(kind === "consume_end" ? { success: false } : {}),
+    detail: { action: signal.action, signal: signal.name, exception: exceptionIn(text) ?? null },
+  };
+  // A rebalance line is about its queues; other lines keep the first queue they name.
+  if (queues.length === 0) return [base];
+  const each = kind === "rebalance" ? queues : queues.slice(0, 1);
+  return each.map((mq) => ({ ...base, topic: mq.topic, queue: `${mq.broker}:${mq.queueId}` }));
+});
+
 export function openClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const toEvents = (drafts: Draft[], line: DecodedLine, template: string) => drafts.map((draft, index) => finish(draft, template, line, index, ctx));
-  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents));
+  return javaRecords(
+    (line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents, undefined, SIGNAL_SET),
+    (line, lineNo) => readTemplateLine(line, lineNo, SIGNAL_SET, options, toEvents),
+  );
 }
 
 /** One line read as a whole input. */

@@ -1,0 +1,112 @@
+/**
+ * Fields read from anywhere in a line, whatever sentence holds them: the notations the clients print for partitions,
+ * queues, channels, members and timeouts. What a signal (./signals.ts) reports is read here, so a new wording of a
+ * known fact still yields its fields. Every pattern is bounded or anchored on a literal, so a pass is linear.
+ */
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+const TOPIC = "[A-Za-z0-9._-]{1,249}";
+// kafka-python/aiokafka repr; librdkafka `t [0]`, `t[0]@12`; Java `t-0`, `{t-7=OffsetAndMetadata{…}}`.
+const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})/g;
+const BRACKET_TP = new RegExp(`(?<![\\w.-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
+// Not a `key=value`'s value: `clientId=consumer-g-1` names a client, not partition 1 of topic consumer-g.
+const DASH_TP = new RegExp(`(?<![\\w.=-])(${TOPIC})-(\\d{1,6})(?=[\\s,\\]}=)]|$)`, "g");
+// A list the dash notation is trusted in: inside [] or {} (or after "partitions"), where `t-0` means a partition.
+const DASH_LIST = /(?:\[|\{|partitions?:?\s)[^\]}]{0,4000}/gi;
+
+/** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
+export function partitionsIn(text: string): TopicPartition[] {
+  const found = new Map<string, TopicPartition>();
+  const add = (topic: string, partition: string) => {
+    const p = Number(partition);
+    if (!/^\d/.test(topic) || /[A-Za-z_.]/.test(topic)) found.set(`${topic}-${p}`, { topic, partition: p });
+  };
+  for (const m of text.matchAll(PY_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const list of text.matchAll(DASH_LIST)) for (const m of list[0].matchAll(DASH_TP)) add(m[1]!, m[2]!);
+  return [...found.values()];
+}
+
+const MESSAGE_QUEUE = /MessageQueue \[topic=([^,\]]{1,255}), brokerName=([^,\]]{1,255}), queueId=(\d{1,6})\]/g;
+// The Go client: `messageQueue="topic@broker:3"`-like renderings vary; its structs print `{Topic:t BrokerName:b QueueId:3}`.
+const GO_QUEUE = /\{?Topic:(\S{1,255}) BrokerName:(\S{1,255}) QueueId:(\d{1,6})\}?/g;
+
+export interface MessageQueueRef {
+  topic: string;
+  broker: string;
+  queueId: number;
+}
+
+/** RocketMQ message queues: Java's `MessageQueue [topic=…, brokerName=…, queueId=…]`, the Go client's struct. */
+export function messageQueuesIn(text: string): MessageQueueRef[] {
+  const found = new Map<string, MessageQueueRef>();
+  for (const re of [MESSAGE_QUEUE, GO_QUEUE]) {
+    for (const m of text.matchAll(re)) found.set(`${m[1]}|${m[2]}|${m[3]}`, { topic: m[1]!, broker: m[2]!, queueId: Number(m[3]) });
+  }
+  return [...found.values()];
+}
+
+function firstNumber(text: string, re: RegExp): number | undefined {
+  const m = re.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function firstText(text: string, re: RegExp): string | undefined {
+  const m = re.exec(text);
+  const value = m?.[1] ?? m?.[2];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** An AMQP channel number: `on channel 2`, `channel=2`, `channel: 2`, `Channel 2`. */
+export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ =:#]{1,3}(\d{1,5})\b/i);
+
+/** RabbitMQ's ack timeout, `Timeout value used: 1800000 ms` (3.8.15+) or `Timeout used: … ms` (3.13+). */
+export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value )?used: (\d{1,12}) ms/);
+
+/** Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words. */
+export const memberIdIn = (text: string) => firstText(text, /\bmember_?[Ii]d[=:]\s?['"]?([^\s'",)}\]]{1,255})/);
+
+/** Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `epoch 3`. */
+export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?[Ii]d)?|[Mm]ember [Ee]poch|epoch)[ =:]{1,3}(-?\d{1,10})\b/);
+
+/** A consumer group: `groupId=g`, `group_id=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
+export const groupIn = (text: string) =>
+  firstText(text, /\b(?:group_?[Ii]d|consumerGroup|consumer_group)[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
+  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b)([A-Za-z0-9._-]{1,255})\b/);
+
+/** A client id: `clientId=c`, `client.id=c`, `clientID: c`. */
+export const clientIdIn = (text: string) => firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/);
+
+/** An AMQP connection as the broker names it: `(10.0.0.1:5555 -> 10.0.0.2:5672`. */
+export const connectionIn = (text: string) => firstText(text, /(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5} -> \d{1,3}(?:\.\d{1,3}){3}:\d{1,5})/);
+
+/** A RabbitMQ consumer tag: `amq.ctag-…`. */
+export const consumerTagIn = (text: string) => firstText(text, /\b(amq\.ctag-[A-Za-z0-9_-]{1,64})/);
+
+/** A RabbitMQ queue named in a reply text: `queue 'orders'`. */
+export const queueNameIn = (text: string) => firstText(text, /\bqueue '([^']{1,255})'/);
+
+/** A RabbitMQ vhost: `vhost '/'`, `vhost: '/'`. */
+export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'/);
+
+/**
+ * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
+ * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name.
+ */
+export const exceptionIn = (text: string) =>
+  firstText(text, /((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\\\?))*[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost))\b(?=[:(\s'"]|$)/);
+
+/** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
+export const replyTextIn = (text: string) =>
+  firstText(text, /\breply-text=([^,)]{1,300})|\btext=["']([^"']{1,300})/) ?? firstText(text, /\b([A-Z_]{6,30} - [^"'\n)]{1,300})/);
+
+/** A RocketMQ clientId: `ip@pid`, `ip@instance`, `ip@pid#…`. */
+export const rocketmqClientIdIn = (text: string) => firstText(text, /\b(\d{1,3}(?:\.\d{1,3}){3}@[\w#.-]{1,128})/);

@@ -1,0 +1,138 @@
+import { canonicalInstance } from "../../lib/events/instance.ts";
+import type { DetailValue, NormalizedEvent } from "../../lib/events/model.ts";
+import { channelIn, connectionIn, consumerTagIn, exceptionIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
+import { inputOptions, javaRecords, readTemplateLine, type DecodedLine } from "../codecs/log-record.ts";
+import { SignalSet, type Signal } from "../codecs/signals.ts";
+import { recordFingerprint } from "../record-fingerprint.ts";
+import { parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
+
+/**
+ * A RabbitMQ consumer's or publisher's own log: Celery/kombu/py-amqp, pika, aio-pika/aiormq, amqplib,
+ * rabbitmq-client, lapin, the Java client and Spring AMQP, the .NET client and MassTransit, php-amqplib, Go's
+ * amqp091. There the signal is the broker's close as the client library renders it — `(406) PRECONDITION_FAILED -
+ * delivery acknowledgement on channel 1 timed out`, `#method<channel.close>(reply-code=406, …)`, `Channel closed by
+ * server: 406 (PRECONDITION-FAILED) with message "…"`, `ConnectionClosed: (320, "CONNECTION_FORCED - …")` — and the
+ * process that wrote the log is the instance (`--instance`). Each close requeues the channel's unacknowledged
+ * deliveries, so it is ownership evidence for the diagnosis whatever library printed it.
+ */
+
+export const FORMAT = "rabbitmq-client-log";
+
+export type ClientAction = "ack_timeout" | "heartbeat_missed" | "connection_closed" | "channel_closed" | "connection_lost";
+
+/**
+ * In priority order: an ack timeout is also a 406 channel close, a missed heartbeat is also a forced close
+ * (py-amqp's `ConnectionForced(…, 'Too many heartbeats missed')`), and a connection close names its channel 0.
+ */
+export const SIGNALS: readonly Signal<ClientAction>[] = [
+  {
+    name: "ack_timeout",
+    action: "ack_timeout",
+    anchor: /delivery acknowledge?ment (?:on channel \d{1,5} )?timed out|consumer ack(?:nowledgement)? timed out|timed out waiting (?:for|on) (?:a )?(?:consumer|delivery) acknowledgement/i,
+    wording: "the broker closed the channel: a delivery was not acknowledged within consumer_timeout (406 PRECONDITION_FAILED)",
+  },
+  {
+    name: "heartbeat_missed",
+    action: "heartbeat_missed",
+    anchor: /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
+    wording: "heartbeats were missed: the connection is declared dead",
+  },
+  {
+    name: "connection_closed",
+    action: "connection_closed",
+    anchor:
+      /CONNECTION[_-]FORCED|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
+    wording: "the broker or an operator closed the connection (CONNECTION_FORCED, connection.close)",
+  },
+  {
+    name: "channel_closed",
+    action: "channel_closed",
+    anchor:
+      /PRECONDITION[_-]FAILED|unknown delivery tag|NOT[_-]FOUND - |RESOURCE[_-]LOCKED|ACCESS[_-]REFUSED|channel\.close>|reply-code=40\d|\(40[3-6][,)]|\b40[3-6] \((?:PRECONDITION|NOT|RESOURCE|ACCESS)|channel error|ChannelClosedByBroker|Channel closed by server|AMQPProtocolChannelException|channel (?:is |was )?(?:already )?closed|Restarting Consumer/i,
+    wording: "the broker closed the channel (406 PRECONDITION_FAILED, unknown delivery tag, channel.close): its unacked deliveries are requeued",
+  },
+  {
+    name: "connection_lost",
+    action: "connection_lost",
+    anchor:
+      /connection reset|ConnectionReset|ECONNRESET|StreamLost|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|ConnectionClosed/i,
+    wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
+  },
+];
+
+type Draft = { action: ClientAction; signal: string; detail: { [key: string]: DetailValue | undefined } };
+
+const SIGNAL_SET = new SignalSet<ClientAction, Draft>(SIGNALS, (signal, text) => [
+  {
+    action: signal.action,
+    signal: signal.name,
+    detail: {
+      channel: signal.action === "connection_closed" || signal.action === "connection_lost" ? undefined : channelIn(text),
+      timeoutMs: timeoutMsIn(text),
+      connection: connectionIn(text),
+      vhost: vhostIn(text),
+      consumerTag: consumerTagIn(text),
+      reason: replyTextIn(text),
+      exception: exceptionIn(text),
+    },
+  },
+]);
+
+function compact(detail: { [key: string]: DetailValue | undefined }): { [key: string]: DetailValue } {
+  return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
+}
+
+function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
+  const who = ctx.instance ?? line.envelope.host;
+  return drafts.map((draft) => ({
+    id: recordFingerprint(FORMAT, line.raw),
+    kind: "instance_lifecycle",
+    ts: line.time.ts,
+    tsPrecision: line.time.precision,
+    bizKey: null,
+    msgId: null,
+    offsetMsgId: null,
+    broker: "rabbitmq",
+    topic: null,
+    // The RabbitMQ collectors call the queue the group.
+    group: queueNameIn(line.envelope.text) ?? null,
+    queue: null,
+    queueOffset: null,
+    instance: who === undefined ? null : canonicalInstance(who).canonical,
+    retryTimes: null,
+    redelivered: null,
+    success: null,
+    detail: compact({
+      action: draft.action,
+      template: `signal:${draft.signal}`,
+      signal: draft.signal,
+      ...draft.detail,
+      exception: draft.detail.exception ?? line.envelope.exception,
+      level: line.level ?? undefined,
+      dateFrom: line.time.dateFrom,
+      timeFrom: line.time.timeFrom,
+    }),
+    source: ctx.source,
+  }));
+}
+
+/** Client logs print the host's local time without a zone; containers run in UTC. */
+const DEFAULT_OFFSET = "Z";
+
+/** An Erlang process id or a report header: a line the RabbitMQ node wrote (rabbitmq-server-log), not a client. */
+const NODE_LINE = /<\d{1,6}\.\d{1,9}\.\d{1,9}>|=\w+ REPORT====/;
+
+export function openClientLog(ctx: ParseContext): LineParser {
+  const options = inputOptions(ctx, DEFAULT_OFFSET);
+  const read = (line: string, lineNo: number): LineResult =>
+    NODE_LINE.test(line) ? { events: [], skipped: true } : readTemplateLine(line, lineNo, SIGNAL_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx));
+  return javaRecords(read, read);
+}
+
+/** The signals in words, for `dupscope explain`. */
+export const TEMPLATES = SIGNAL_SET.templates.map((t) => ({ name: t.name, wording: t.wording }));
+
+/** Never throws for any input text. */
+export function parse(text: string, ctx: ParseContext): ParseResult {
+  return parseLines(text, openClientLog(ctx));
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { parse } from "../../../collectors/rabbitmq-client-log/parse.ts";
+import { validateEvent } from "../../../lib/events/validate.ts";
+import { collectorTestdata } from "../../helpers/golden.ts";
+
+const testdata = collectorTestdata("rabbitmq-client-log");
+const run = (text: string) => parse(text, { source: "rabbitmq-client-log:test", instance: "10.0.0.7@311", inputTime: Date.parse("2026-12-07T00:00:00Z") });
+
+describe("rabbitmq-client-log", () => {
+  it("parses consumers.log as the golden file says", () => testdata.assertGolden("consumers.log", parse(testdata.read("consumers.log"), { source: "rabbitmq-client-log:testdata/consumers.log" })));
+
+  it("reads the broker's close in each client's rendering, the process as the instance", () => {
+    const cases: [string, string, Record<string, unknown>][] = [
+      ["amqp.exceptions.PreconditionFailed: (0, 0): (406) PRECONDITION_FAILED - delivery acknowledgement on channel 3 timed out. Timeout value used: 900000 ms.", "ack_timeout", { channel: 3, timeoutMs: 900000 }],
+      ["Error: Channel closed by server: 406 (PRECONDITION-FAILED) with message \"PRECONDITION_FAILED - unknown delivery tag 1\"", "channel_closed", {}],
+      ["com.rabbitmq.client.ShutdownSignalException: connection error; protocol method: #method<connection.close>(reply-code=320, reply-text=CONNECTION_FORCED - Closed via management plugin, class-id=0, method-id=0)", "connection_closed", {}],
+      ["ConnectionForced(None, 'Too many heartbeats missed', None, '')", "heartbeat_missed", {}],
+      ['{"level":"error","ts":"2026-12-07T10:00:00Z","msg":"consume failed","error":"Exception (501) Reason: \\"EOF\\""}', "connection_lost", {}],
+    ];
+    for (const [line, action, fields] of cases) {
+      const { events, issues } = run(line);
+      assert.deepEqual(issues, [], line);
+      assert.equal(events.length, 1, line);
+      const e = events[0]!;
+      assert.equal(e.detail.action, action, line);
+      assert.equal(e.instance, "10.0.0.7@311");
+      for (const [name, value] of Object.entries(fields)) assert.equal(e.detail[name], value, `${name} of ${line}`);
+      assert.ok(validateEvent(e).ok);
+    }
+  });
+
+  it("reads nothing from ordinary lines: a connect, an ack sent, a consumer started", () => {
+    for (const line of ["[2026-12-07 13:56:00,000: INFO/MainProcess] Connected to amqp://guest:**@127.0.0.1:5672//", "channel.basicAck([1113, false])", "Starting consumer Consumer@2ca85a66: tags=[[]]"]) {
+      assert.deepEqual(run(line).events, [], line);
+    }
+  });
+
+  it("never throws and emits only valid events, whatever the line (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom("PRECONDITION_FAILED - unknown delivery tag 1", "CONNECTION_FORCED", "Caused by: x")), { maxLength: 8 }), (lines) => {
+        for (const e of run(lines.join("\n")).events) assert.ok(validateEvent(e).ok);
+      }),
+    );
+  });
+});
