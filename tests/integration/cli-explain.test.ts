@@ -22,6 +22,7 @@ describe("dupscope explain", () => {
     "\tat org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.sendOffsetCommitRequest(ConsumerCoordinator.java:1109)",
     "2026-11-30 12:00:21.000 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=points] Adding newly assigned partition: order-paid-0",
     "2026-13-45 12:00:22.000 INFO  [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=points] (Re-)joining group",
+    "2026-11-30 12:00:23.000 INFO  [main] c.e.Admin - Adding newly created partitions: order-paid-4",
   ]);
 
   it("tells, for each line, the format and template that matched and the fields read, the record a stack trace continues, and why others did not match", async () => {
@@ -35,9 +36,11 @@ describe("dupscope explain", () => {
     assert.match(rows[4]!, /^3 {2}instance_lifecycle\/commit_failed .*exception=org\.apache\.kafka\.clients\.consumer\.CommitFailedException/);
     assert.equal(rows[5], "4  continues line 3");
     assert.equal(rows[6], "5  continues line 3");
-    assert.match(rows[7]!, /^6 {2}skipped: no template of kafka-client-log matches; closest: assign "Adding newly assigned partitions: \{\}" \(shares 3 of its 4 words\)$/);
+    // No template reads the singular "partition:", the assignment signal does (collectors/codecs/signals.ts).
+    assert.match(rows[7]!, /^6 {2}rebalance\/assign {2}signal:assign {2}ts=2026-11-30T12:00:21\.000Z group=points topic=order-paid queue=order-paid-0/);
     assert.match(rows[8]!, /^7 {2}rejected: invalid_field: timestamp: impossible timestamp/);
-    assert.equal(rows[9], "7 lines: 2 gave events, 2 continued a record, 2 skipped, 1 rejected");
+    assert.match(rows[9]!, /^8 {2}skipped: no template of kafka-client-log matches; closest: assign "Adding newly assigned partitions: \{\}" \(shares 3 of its 4 words\)$/);
+    assert.equal(rows[10], "8 lines: 3 gave events, 2 continued a record, 2 skipped, 1 rejected");
   });
 
   it("answers in JSON, reads standard input with the format it is told, and dates time-only lines with --date", async () => {
