@@ -15,8 +15,12 @@ const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,
 const BRACKET_TP = new RegExp(`(?<![\\w.-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
 // Not a `key=value`'s value: `clientId=consumer-g-1` names a client, not partition 1 of topic consumer-g.
 const DASH_TP = new RegExp(`(?<![\\w.=-])(${TOPIC})-(\\d{1,6})(?=[\\s,\\]}=)]|$)`, "g");
-// A list the dash notation is trusted in: inside [] or {} (or after "partitions"), where `t-0` means a partition.
-const DASH_LIST = /(?:\[|\{|partitions?:?\s)[^\]}]{0,4000}/gi;
+// A list the dash notation is trusted in: a [] or {} list, or a plain list, that a partition word leads, where `t-0`
+// means a partition; a thread name such as `[consumer-group-1]` is not one.
+const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)\b[^[{\n]{0,40}[[{][^\]}]{0,4000}|partitions?:?\s[^\]}\n]{0,4000}/gi;
+
+// Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
+const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
 export function partitionsIn(text: string): TopicPartition[] {
@@ -26,6 +30,8 @@ export function partitionsIn(text: string): TopicPartition[] {
     if (!/^\d/.test(topic) || /[A-Za-z_.]/.test(topic)) found.set(`${topic}-${p}`, { topic, partition: p });
   };
   for (const m of text.matchAll(PY_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(OFFSETS_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
@@ -72,18 +78,20 @@ export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ 
 export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value )?used: (\d{1,12}) ms/);
 
 /** Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words. */
-export const memberIdIn = (text: string) => firstText(text, /\bmember_?[Ii]d[=:]\s?['"]?([^\s'",)}\]]{1,255})/);
+export const memberIdIn = (text: string) =>
+  firstText(text, /\b[Mm]ember_?[Ii]d[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
 
 /** Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `epoch 3`. */
-export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?[Ii]d)?|[Mm]ember [Ee]poch|epoch)[ =:]{1,3}(-?\d{1,10})\b/);
+export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?id)?|member epoch|epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
 /** A consumer group: `groupId=g`, `group_id=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
 export const groupIn = (text: string) =>
   firstText(text, /\b(?:group_?[Ii]d|consumerGroup|consumer_group)[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
   firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b)([A-Za-z0-9._-]{1,255})\b/);
 
-/** A client id: `clientId=c`, `client.id=c`, `clientID: c`. */
-export const clientIdIn = (text: string) => firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/);
+/** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */
+export const clientIdIn = (text: string) =>
+  firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\|([^|\s]{1,200}#(?:consumer|producer)-\d{1,6})\|/);
 
 /** An AMQP connection as the broker names it: `(10.0.0.1:5555 -> 10.0.0.2:5672`. */
 export const connectionIn = (text: string) => firstText(text, /(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5} -> \d{1,3}(?:\.\d{1,3}){3}:\d{1,5})/);
@@ -102,7 +110,7 @@ export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255
  * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name.
  */
 export const exceptionIn = (text: string) =>
-  firstText(text, /((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\\\?))*[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost))\b(?=[:(\s'"]|$)/);
+  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost))\b(?=[:(\s'"]|$)/);
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

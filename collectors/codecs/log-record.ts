@@ -184,7 +184,8 @@ export type LineDecoding<T> =
 /** Unwraps the line, finds the template and reads the prefix's time, level and pid. */
 export function decodeLine<T>(raw: string, set: TemplateFinder<T>, options: DecodeOptions): LineDecoding<T> {
   const envelope = unwrap(raw, options);
-  const match = set.find(envelope.text) ?? (set.searchesFields && envelope.fields !== undefined ? set.find(withFields(envelope)) : undefined);
+  // A signal may sit in any field, and a field may say more than the message (librdkafka's `fac`).
+  const match = set.searchesFields ? set.find(withFields(envelope)) : set.find(envelope.text);
   if (!match) {
     if (options.memory) {
       const seen = findTimestamp(envelope.text.slice(0, TIME_SCAN), options) ?? envelope.time;

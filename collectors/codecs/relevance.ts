@@ -40,6 +40,8 @@ export function lineShape(text: string): string {
     .replace(UUID, "<id>")
     .replace(HEX, "<id>")
     .replace(NUMBER, "N")
+    // Control characters and lone surrogates: a store column holds neither, and a shape needs neither.
+    .replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, SHAPE_CHARS);

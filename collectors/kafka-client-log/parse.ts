@@ -165,11 +165,12 @@ const joined: Template = {
 const springContainer: Template = {
   name: "spring_partitions",
   // Spring Kafka's KafkaMessageListenerContainer: `partitions assigned: [t-0]`, since 2.3 prefixed by the group id.
-  head: /(?:[\w.-]+: )?partitions (?:assigned|revoked|lost):/,
+  // Bounded like a group id (255): an unbounded run made each start of a long dotted line rescan it, quadratic.
+  head: /(?:[\w.-]{1,255}: )?partitions (?:assigned|revoked|lost):/,
   wording: "{group}: partitions assigned|revoked|lost: [{}]",
   atStart: true,
   read(message) {
-    const m = /^(?:([\w.-]+): )?partitions (assigned|revoked|lost):\s*(.*)$/.exec(message);
+    const m = /^(?:([\w.-]{1,255}): )?partitions (assigned|revoked|lost):\s*(.*)$/.exec(message);
     const partitions = m && parsePartitions(m[3]!);
     if (!m || partitions === null || typeof partitions === "string") return undefined;
     const action = m[2] === "assigned" ? "assign" : m[2] === "revoked" ? "revoke" : "lost";
@@ -440,7 +441,7 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  * commit failure (its reason names the fencing); the CommitFailedException's text mentions max.poll.interval.ms.
  */
 const MEMBER_GONE =
-  /UnknownMemberId|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
+  /UnknownMemberId|group generation id is not valid|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
 const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
@@ -448,7 +449,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "commit_failed",
     action: "commit_failed",
     anchor:
-      /\|COMMITFAIL\||CommitFailed|commit(?:ting)? (?:of )?(?:the )?offsets? (?:failed|threw|cannot|error)|offsets? commit (?:failed|cannot|error|request failed)|commit (?:failed|cannot be completed|error)|fail(?:ed|ure)? (?:to |while )commit|(?:unable|could not) (?:to )?commit|error (?:while |when )?committing|OffsetCommit(?:Request)?.{0,40}(?:fail|error|refused)|commit(?:Sync|Async).{0,60}(?:fail|exception)/i,
+      /\|COMMITFAIL\||"COMMITFAIL"|CommitFailed|\b(?:offset )?commit(?:ting)?\b[^.\n]{0,60}\bfail(?:ed|ure)\b|commit(?:ting)? (?:of )?(?:the )?offsets? (?:failed|threw|cannot|error)|offsets? commit (?:failed|cannot|error|request failed)|commit (?:failed|cannot be completed|error)|fail(?:ed|ure)? (?:to |while )commit|(?:unable|could not) (?:to )?commit|error (?:while |when )?committing|OffsetCommit(?:Request)?.{0,40}(?:fail|error|refused)|commit(?:Sync|Async).{0,60}(?:fail|exception)/i,
     unless: /commit(?:ted)? (?:succeeded|successfully)|Successfully committed|commit succeeded/i,
     wording: "an offset commit failed or was refused (COMMITFAIL, CommitFailedException, Offset commit failed …)",
   },
@@ -483,7 +484,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment/i,
+      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|assignments? received/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
     unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
@@ -491,14 +492,14 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "joined",
     action: "joined",
-    anchor: /\bjoined (?:the )?(?:consumer )?group|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
+    anchor: /\bjoined (?:the )?(?:consumer )?group|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
     wording: "joined the group",
   },
   {
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress/i,
+      /\|REJOIN\||\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {
@@ -528,9 +529,11 @@ const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) 
   const partitions = partitionsIn(text);
   const generation = generationIn(text);
   const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
+  // A coordinator error met by a commit (a stack through commitSync, a committer class) is the commit refused.
+  const action = signal.action === "membership_lost" && /commit/i.test(text) ? "commit_failed" : signal.action;
   return [
     {
-      action: signal.action,
+      action,
       wording: `signal:${signal.name}`,
       ...(partitions.length > 0 ? { partitions } : {}),
       group: groupIn(text),
@@ -540,7 +543,7 @@ const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) 
         generationId: generation,
         clientId: clientIdIn(text),
         exception: exceptionIn(text),
-        membershipLost: signal.action === "commit_failed" ? lostMember : undefined,
+        membershipLost: action === "commit_failed" ? lostMember : undefined,
       },
     },
   ];
@@ -610,7 +613,7 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
       groupFrom: named === undefined && inputGroup !== undefined ? "input" : undefined,
       partition: queue?.partition,
       partitions: draft.partitions !== undefined && draft.partitions.length === 0 ? [] : undefined,
-      exception: line.envelope.exception,
+      exception: line.envelope.exception ?? draft.detail?.exception,
       dateFrom: time.dateFrom,
       timeFrom: time.timeFrom,
     }),

@@ -63,7 +63,8 @@ export class UnrecognisedTally {
 
   /** A group the input's events named. */
   sawGroup(group: string | null): void {
-    if (group !== null && this.groups.size < MAX_GROUPS) this.groups.add(group);
+    // An event the store will refuse (a NUL in its group) must not take the report down with it.
+    if (group !== null && this.groups.size < MAX_GROUPS && group.length <= 255 && !/[\u0000-\u001f]/.test(group)) this.groups.add(group);
   }
 
   /** What was counted since the last drain, or undefined when nothing was; the tally starts again empty. */

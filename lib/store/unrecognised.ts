@@ -1,3 +1,4 @@
+import { logger } from "../log.ts";
 import type { SqlDriver } from "./driver.ts";
 
 /**
@@ -26,6 +27,15 @@ export interface ShapeReport {
 const MAX_GROUPS = 20;
 
 export async function recordUnrecognised(driver: SqlDriver, report: ShapeReport, maxShapes: number): Promise<void> {
+  try {
+    await record(driver, report, maxShapes);
+  } catch (error) {
+    // A sample of what was skipped must never cost the ingest whose events are stored.
+    logger.warn({ err: error, source: report.source }, "could not keep the unrecognised lines' shapes");
+  }
+}
+
+async function record(driver: SqlDriver, report: ShapeReport, maxShapes: number): Promise<void> {
   const seen = new Date(Math.max(...report.shapes.map((s) => s.lastSeen), 0) || Date.now());
   await driver.transaction(async (tx) => {
     await tx.run(

@@ -228,7 +228,7 @@ probes:
     await page.waitForSelector('html[lang="zh-CN"]');
     assert.match(page.url(), new RegExp(`/keys/${items[0]!.bizKey}$`), "the switch comes back to the same page");
     assert.match((await page.locator('[data-testid="verdict-headline"]').first().textContent()) ?? "", /^重复消费的原因是/);
-    assert.deepEqual(await page.locator("nav.nav a").allTextContents(), ["总览", "重复消费", "消费组", "告警"]);
+    assert.deepEqual(await page.locator("nav.nav a").allTextContents(), ["总览", "重复消费", "消费组", "告警", "采集"]);
     await screenshot(page, "key-zh");
     await assertAccessible(page, "the key page in Chinese");
     await page.click('nav.lang a[lang="en"]');

@@ -156,7 +156,7 @@ for (const backend of backends) {
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
       });
       assert.equal(response.status, 200);
-      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, format: "rocketmq-client-log" });
+      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, unrecognised: 0, format: "rocketmq-client-log" });
       const unknown = await fetch(`${server.url}/api/v1/ingest/syslog`, { method: "POST", body: "x", headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(unknown.status, 404);
     });
@@ -175,7 +175,7 @@ for (const backend of backends) {
         body: readFileSync(path.join(story, "client-10.0.0.7.log")),
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "text/plain" },
       });
-      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, format: "rocketmq-client-log" });
+      assert.deepEqual(await response.json(), { accepted: 0, duplicates: 3, rejected: [], skipped: 0, unrecognised: 0, format: "rocketmq-client-log" });
       const nothing = await fetch(`${server.url}/api/v1/ingest/auto`, { method: "POST", body: "hello\nworld\n", headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(nothing.status, 400);
       assert.match((await nothing.json()).error.message, /cannot tell the format of the body/);

@@ -90,3 +90,10 @@ describe("UnrecognisedTally", () => {
     assert.equal(received.reduce((n, r) => n + r.count, 0), 1);
   });
 });
+
+describe("lineShape on what a store column cannot hold", () => {
+  it("keeps no NUL, control character or lone surrogate", () => {
+    assert.equal(lineShape("\u0000rebalance\u0007 of \ud800 and \udc00 ok"), "rebalance of and ok");
+    assert.equal(lineShape("rebalance 😀"), "rebalance 😀", "a surrogate pair stays");
+  });
+});

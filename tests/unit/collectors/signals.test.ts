@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import * as extract from "../../../collectors/codecs/extract.ts";
+import { FORMATS } from "../../../collectors/registry.ts";
+import { parseLines } from "../../../collectors/types.ts";
+
+/** Lines built to make a backtracking pattern take quadratic or exponential time. */
+const HOSTILE = [
+  "a".repeat(1 << 20),
+  "a.".repeat(1 << 19),
+  "[".repeat(10_000) + "rebalance" + "]".repeat(10_000),
+  `${"{".repeat(10_000)}"COMMITFAIL"${"}".repeat(10_000)}`,
+  "consume ".repeat(100_000) + "fail",
+  "commit ".repeat(100_000),
+  "t-0, ".repeat(100_000),
+  "partitions [" + "t-1, ".repeat(50_000),
+  "MessageQueue [topic=" + "x".repeat(500_000),
+  "Exception".repeat(50_000),
+  // JSON 32 objects deep, and a JSON line carried as a string 10 times over (each level doubles the escapes).
+  `${'{"message":'.repeat(32)}"commit failed"${"}".repeat(32)}`,
+  (() => {
+    let json = JSON.stringify({ message: "commit failed", level: "error" });
+    for (let i = 0; i < 10; i++) json = JSON.stringify({ message: json });
+    return json;
+  })(),
+];
+
+describe("signals and extractors on hostile lines", () => {
+  it("cost a linear pass: no line takes a log format's parser more than a second", () => {
+    for (const format of FORMATS.filter((f) => /-log$/.test(f.name))) {
+      for (const line of HOSTILE) {
+        const started = performance.now();
+        parseLines(line, format.open({ source: "hostile", inputTime: Date.UTC(2026, 11, 7) }));
+        const ms = performance.now() - started;
+        // Generous for a slow machine: a quadratic scan of a 1 MiB line takes minutes.
+        assert.ok(ms < 3000, `${format.name} took ${Math.round(ms)} ms on ${JSON.stringify(line.slice(0, 24))}…`);
+      }
+    }
+  });
+
+  it("the extractors each cost a linear pass", () => {
+    for (const [name, fn] of Object.entries(extract)) {
+      if (typeof fn !== "function") continue;
+      for (const line of HOSTILE) {
+        const started = performance.now();
+        (fn as (t: string) => unknown)(line);
+        assert.ok(performance.now() - started < 500, `${name} on ${JSON.stringify(line.slice(0, 24))}…`);
+      }
+    }
+  });
+});
+
+describe("extractors read every notation the clients print", () => {
+  it("partitions", () => {
+    const tp = (text: string) => extract.partitionsIn(text).map((p) => `${p.topic}-${p.partition}`);
+    assert.deepEqual(tp("Revoking {TopicPartition(topic='orders', partition=3), TopicPartition(topic='orders', partition=4)}"), ["orders-3", "orders-4"]);
+    assert.deepEqual(tp('Group "g": assigning partitions: orders [0]@12, orders[1]'), ["orders-0", "orders-1"]);
+    assert.deepEqual(tp("Revoked partitions: [orders-0, pay.v2-11]"), ["orders-0", "pay.v2-11"]);
+    assert.deepEqual(tp("Offset commit failed: {orders-7=OffsetAndMetadata{offset=42, leaderEpoch=null, metadata=''}}"), ["orders-7"]);
+    assert.deepEqual(tp("[Consumer clientId=consumer-g-1, groupId=g] [pool-1-thread-3] nothing here"), [], "a client id and a thread name are not partitions");
+  });
+
+  it("queues, channels, timeouts, members and generations", () => {
+    assert.deepEqual(extract.messageQueuesIn("mq=MessageQueue [topic=pay, brokerName=broker-a, queueId=3]"), [{ topic: "pay", broker: "broker-a", queueId: 3 }]);
+    assert.equal(extract.channelIn("delivery acknowledgement on channel 2 timed out"), 2);
+    assert.equal(extract.timeoutMsIn("Timeout value used: 1800000 ms."), 1_800_000);
+    assert.equal(extract.memberIdIn("JoinGroup response: GenerationId 11, my MemberId rdkafka-d98c (me)"), "rdkafka-d98c");
+    assert.equal(extract.generationIn("JoinGroup response: GenerationId 11"), 11);
+    assert.equal(extract.memberIdIn("the member id was not recognized"), undefined, "a sentence's words are no id");
+    assert.equal(extract.clientIdIn("%4|1610634034.520|COMMITFAIL|rdkafka#consumer-20| [thrd:main]"), "rdkafka#consumer-20");
+    assert.equal(extract.exceptionIn("Caused by: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed"), "org.apache.kafka.clients.consumer.CommitFailedException");
+  });
+
+  it("never throw, whatever the text (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (text) => {
+        for (const fn of Object.values(extract)) if (typeof fn === "function") (fn as (t: string) => unknown)(text);
+      }),
+    );
+  });
+});
