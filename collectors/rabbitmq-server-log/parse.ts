@@ -44,10 +44,11 @@ const REPORT = /=(\w+) REPORT==== (\S+) ===(?: (.*))?$/;
 /** `(name)` or `(name, vhost: 'v', user: 'u'[, state: s][, duration: '…'])`; a client-provided name follows the address. */
 const CONNECTION = /^(.*?)(?:, vhost: '(.*?)', user: '(.*?)')?(?:, state: \w+)?(?:, duration: '[^']*')?$/;
 // The connection in parentheses; pasted logs also show it cut short or redacted.
-const CLOSING = /^closing AMQP connection (<[\d.]+>)[. ]*(?:\((.*?)(?:\)(:?)|$))?[^\n]*\n?([\s\S]*)$/;
+// 4.1+ drops the connection's pid after the words (it is the line's own process) and adds `, duration: '…'`.
+const CLOSING = /^closing AMQP connection (?:(<[\d.]+>)[. ]*)?(?:\((.*?)(?:\)(:?)|$))?[^\n]*\n?([\s\S]*)$/;
 const CONNECTION_ERROR = /^Error on AMQP connection (<[\d.]+>) \((.*?)\)(?:, state: \w+)?, channel (\d+):\s*([\s\S]*)$/;
 const FORCED_CLOSE = /^Closing connection (<[\d.]+>) because "?(.*?)"?$/;
-const KNOWN_START = /^(?:closing AMQP connection <|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
+const KNOWN_START = /^(?:closing AMQP connection [<(]|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
 const TIMEOUT_USED = /Timeout value used: (-?\d+) ms/;
 const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>) \((.*)\), channel (\d+):\s*([\s\S]*)$/;
 const EXCEPTION = /^operation (\S+) caused a (?:channel|connection) exception (\w+): ([\s\S]*)$/;
@@ -332,7 +333,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
     const time = record.time;
     const closing = CLOSING.exec(message);
     if (closing) {
-      const c = connectionOf(closing[1]!, closing[2] ?? "");
+      const c = connectionOf(closing[1] ?? record.pid ?? "", closing[2] ?? "");
       const reason = closing[4]!.trim();
       if (reason === "") return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "closing AMQP connection {} ({})")] };
       if (LOST.test(reason)) return { events: [connectionEvent(record, time, ctx, c, "connection_lost", "closing AMQP connection {} ({}): client unexpectedly closed TCP connection", { reason })] };
@@ -397,6 +398,27 @@ export function openServerLog(ctx: ParseContext): LineParser {
       };
       if (Number.isNaN(event.detail.timeoutMs)) delete event.detail.timeoutMs;
       return { events: [event] };
+    }
+    // A channel's or connection's exception pasted or logged without its `Channel error on connection` line: the fact,
+    // without the connection that would name the client. (A lost connection's reason alone stays a continuation whose
+    // first line is missing: in another input, that first line already made the event.)
+    const bare = EXCEPTION.exec(message);
+    if (bare && !/^operation \S+ caused a connection exception/.test(message)) {
+      const reason = bare[3]!.replace(/\s+/g, " ").trim();
+      const ackTimeout = ACK_TIMED_OUT.test(reason);
+      const c: Connection = { name: "", pid: record.pid ?? "", clientProvidedName: null, vhost: null, user: null };
+      const queue = /\bqueue '([^']{1,255})'/.exec(reason)?.[1];
+      const event = connectionEvent(record, time, ctx, c, ackTimeout ? "ack_timeout" : "channel_closed", "operation {} caused a channel exception {}: {}", {
+        operation: bare[1]!,
+        exception: bare[2]!,
+        reason,
+        ...(ackTimeout && TIMEOUT_USED.test(reason) ? { timeoutMs: Number(TIMEOUT_USED.exec(reason)![1]) } : {}),
+      });
+      return { events: [queue === undefined ? event : { ...event, group: queue, queue }] };
+    }
+    if (bare) {
+      const c: Connection = { name: "", pid: record.pid ?? "", clientProvidedName: null, vhost: null, user: null };
+      return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "operation {} caused a connection exception {}: {}", { operation: bare[1]!, exception: bare[2]!, reason: bare[3]!.trim() })] };
     }
     const oneLine = message.replace(/\s*\n\s*/g, " ");
     for (const form of TIMEOUTS) {

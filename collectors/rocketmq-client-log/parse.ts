@@ -612,7 +612,7 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
   };
 }
 
-type SignalAction = "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
+type SignalAction = "starting" | "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
 
 const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
 
@@ -623,6 +623,12 @@ const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?c
  * Priority: a consume failure line often dumps a whole MessageExt, whose fields mention queues and offsets.
  */
 export const SIGNALS: readonly Signal<SignalAction>[] = [
+  {
+    name: "starting",
+    action: "starting",
+    anchor: /\bstart beginning\b/,
+    wording: "a consumer is starting, with its message model (the Go client's `the consumerGroup=G start beginning. messageModel=…`)",
+  },
   {
     name: "consume_timeout",
     action: "consume_timeout",
@@ -659,7 +665,7 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "channel_closed",
     action: "channel_closed",
-    anchor: /closeChannel|close(?:d)? (?:the )?channel|channel (?:is |was )?(?:closed|inactive|destroyed)|(?:remoting )?conn(?:ection)? (?:is |was )?closed/i,
+    anchor: /closeChannel|close(?:d)? (?:the )?(?:channel|connection)\b|channel (?:is |was )?(?:closed|inactive|destroyed)|(?:remoting )?conn(?:ection)? (?:is |was )?closed/i,
     wording: "the client's channel to a broker or name server closed",
   },
   {
@@ -686,6 +692,7 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
 ];
 
 const KINDS: Record<SignalAction, EventKind> = {
+  starting: "instance_lifecycle",
   consume_timeout: "consume_end",
   consume_exception: "consume_end",
   offset_reset: "instance_lifecycle",
@@ -697,6 +704,7 @@ const KINDS: Record<SignalAction, EventKind> = {
   add: "rebalance",
 };
 
+const MODEL = /\bmessageModel=(\w{1,20})/;
 const MSG_ID = /\b(?:msgId|messageId|UNIQ_KEY|MsgId)[=:]\s?['"]?([0-9A-F]{32})\b/;
 const RECONSUME = /\breconsumeTimes[=:]\s?(\d{1,4})\b/i;
 const TOPIC = /\btopic[=:]\s?['"]?([%\w.-]{1,255})/i;
@@ -715,7 +723,13 @@ const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) =>
     ...(msgId ? { msgId } : {}),
     ...(retry !== undefined ? { retryTimes: Number(retry) } : {}),
     ...(kind === "consume_end" ? { success: false } : {}),
-    detail: { action: signal.action, signal: signal.name, exception: exceptionIn(text) ?? null },
+    detail: {
+      action: signal.action,
+      signal: signal.name,
+      exception: exceptionIn(text) ?? null,
+      // The broadcast rule reads the model as the Java client prints it.
+      ...(signal.action === "starting" ? { messageModel: MODEL.exec(text)?.[1]?.toUpperCase() } : {}),
+    },
   };
   // A rebalance line is about its queues; other lines keep the first queue they name.
   if (queues.length === 0) return [base];
