@@ -1,9 +1,10 @@
+import { states } from "../events/facts.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { contextIndex, instanceLines, timeSlice } from "./context-index.ts";
 import { hostOf, instanceRelation } from "./identity.ts";
 import type { Pair } from "./pair.ts";
 import {
-  action,
+  ASSIGNMENT,
   isCommitFailed,
   isConsumerTimeout,
   isJoined,
@@ -15,6 +16,7 @@ import {
   isQueueRemoved,
   isResultSet,
   isVanished,
+  REJOIN,
   strings,
 } from "./sources.ts";
 import { placeWithin, SECOND_SLACK_MS, type Placement } from "./time.ts";
@@ -153,9 +155,9 @@ function kafkaFate(p: Pair, ofFirst: readonly NormalizedEvent[]): Pick<Fate, "po
   const to = p.second.start + LATE_COMMIT_MS;
   const near = ofFirst.filter((e) => placeWithin(e, from, to, clockSkewMs).inside);
   const reassigned = (after: number) =>
-    near.some((e) => e.ts > after && e.ts < p.first.start && e.kind === "rebalance" && (action(e) === "assign" || action(e) === "joined"));
+    near.some((e) => e.ts > after && e.ts < p.first.start && states(e, ASSIGNMENT));
   const hit = (event: NormalizedEvent): Hit => ({ event, at: placeWithin(event, from, to, clockSkewMs) });
-  const late = (e: NormalizedEvent) => action(e) === "joining";
+  const late = (e: NormalizedEvent) => states(e, REJOIN);
   // A timeout after the redelivery is a later stall: the lines that end a stall from then on are that one's.
   const later = near.find((e) => isPollTimeout(e) && !late(e) && e.ts > p.second.start + clockSkewMs);
   const beforeLater = (e: NormalizedEvent) => later === undefined || e.ts < later.ts;

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { gatherEpisodes, GROUP_LEVEL, type Episode, type EpisodeMember } from "./episodes.ts";
-import { action } from "./sources.ts";
+import { action, NOT_A_REBALANCE } from "./sources.ts";
 import type { KeyDiagnosis, Verdict } from "./types.ts";
 import { CAUSES, countsAsDuplicate, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, type Defect } from "./vocabulary.ts";
 
@@ -82,7 +82,6 @@ export interface GroupFindings {
 
 /** Rebalance lines of one change arrive from every member within seconds; lines closer than this are one episode. */
 const EPISODE_GAP_MS = 10_000;
-const IGNORED_ACTIONS: ReadonlySet<string> = new Set(["exists", "add_failed"]);
 
 interface Row {
   group: string | null;
@@ -191,7 +190,7 @@ function gapStats(values: number[]): GapStats {
 
 function rebalanceFrequency(group: string | null, input: FindingsInput): GroupFindings["rebalances"] {
   const times = (input.rebalances ?? [])
-    .filter((e) => e.kind === "rebalance" && e.group === group && !IGNORED_ACTIONS.has(action(e) ?? ""))
+    .filter((e) => e.kind === "rebalance" && e.group === group && !NOT_A_REBALANCE.has(action(e) ?? ""))
     .map((e) => e.ts)
     .sort((a, b) => a - b);
   let episodes = 0;

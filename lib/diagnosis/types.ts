@@ -1,3 +1,4 @@
+import type { SourceKind } from "../events/formats.ts";
 import type { Broker, NormalizedEvent, TsPrecision } from "../events/model.ts";
 import type { Evidence } from "./evidence.ts";
 import type { Cause, DedupLayer, Defect, GapClass, Outcome } from "./vocabulary.ts";
@@ -58,7 +59,7 @@ export const DEFAULT_OPTIONS: DiagnosisOptions = {
  * Which kind of record an event came from; decides what its fields can be trusted for. `firehose` is RabbitMQ's
  * trace and event exchange: broker-side, but with no end records and, for traces, no time of its own.
  */
-export type SourceKind = "trace" | "client_log" | "broker_log" | "dedup_log" | "kafka_log" | "firehose" | "otel" | "other";
+export type { SourceKind };
 
 /** How one consume attempt ended, as the consumer reported it. */
 export type ConsumeStatus = "success" | "failed" | "timeout" | "unknown";

@@ -16,7 +16,7 @@ const STORED_COUNTERS = [
   { stored: "keys", name: "dupscope_keys_total", help: "Business keys seen per consumer group (the denominator of duplicate rates).", labels: ["group"] },
 ] as const;
 
-const KNOWN_FORMATS = new Set(FORMATS.map((f) => f.name));
+const KNOWN_FORMATS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.name));
 
 /** Event ids that merely look like a collector's are normalized events: the format label stays a closed set. */
 function formatLabel(format: string): string {

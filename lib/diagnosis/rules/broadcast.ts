@@ -2,7 +2,10 @@ import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence } from "../evidence.ts";
 import { instanceRelation } from "../identity.ts";
 import type { Pair, RuleResult } from "../pair.ts";
-import { str } from "../sources.ts";
+import { states } from "../../events/facts.ts";
+import { factsFor, str } from "../sources.ts";
+
+const MODEL_LINES = factsFor("message_model");
 
 /**
  * broadcast_consumption: the group consumes in BROADCASTING mode, so every instance receives every message and keeps
@@ -18,7 +21,7 @@ export function broadcastConsumption(p: Pair): RuleResult | null {
   const model = groupModel(p);
   if (model === undefined || str(model.detail.messageModel) !== "BROADCASTING") return null;
   // The client's own start line says the instance started with the mode; the broker's, that it connected with it.
-  const started = str(model.detail.action) === "starting" ? { startedWith: true as const } : {};
+  const started = states(model, MODEL_LINES) ? { startedWith: true as const } : {};
   const found = [...p.copy.evidence, evidence("broadcasting_group", "cause", [model.id], { group: model.group ?? "", instance: model.instance, ts: model.ts, ...started }, { coarse: model.tsPrecision === "s" })];
   return { cause: "broadcast_consumption", score: 0.96, evidence: found };
 }

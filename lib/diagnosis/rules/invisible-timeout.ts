@@ -2,8 +2,11 @@ import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { instanceRelation } from "../identity.ts";
 import { eventsOf, type Pair, type RuleResult } from "../pair.ts";
-import { action, str } from "../sources.ts";
+import { states } from "../../events/facts.ts";
+import { factsFor, str } from "../sources.ts";
 import { placeWithin } from "../time.ts";
+
+const RECEIPT_HANDLE = factsFor("receipt_handle");
 
 /**
  * The shortest lease a RocketMQ 5 receive may take (the proxy's minInvisibleTimeMillsForRecv, 10 s): nothing the
@@ -58,7 +61,7 @@ function refusedSettlement(p: Pair): NormalizedEvent | undefined {
   const { clockSkewMs } = p.options;
   return p.context.find(
     (e) =>
-      action(e) === "receipt_handle_invalid" &&
+      states(e, RECEIPT_HANDLE) &&
       e.msgId === msgId &&
       instanceRelation(e.instance, p.first.instance) !== "different" &&
       placeWithin(e, p.first.start, p.second.start + LATE_SETTLE_MS, clockSkewMs).inside,

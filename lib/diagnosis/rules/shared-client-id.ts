@@ -2,11 +2,12 @@ import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { hostOf, instanceRelation } from "../identity.ts";
 import type { Pair, RuleResult } from "../pair.ts";
-import { action, str } from "../sources.ts";
+import { states } from "../../events/facts.ts";
+import { CLIENT_CLOSES, factsFor, str } from "../sources.ts";
 
 /** How far before the first delivery the two connections may have been made: the processes had been running. */
 const CONNECTED_WITHIN_MS = 10 * 60_000;
-const CLOSES = new Set(["unregistered", "channel_inactive", "channel_expired", "channel_closed"]);
+const CONNECTS = factsFor("client_connect");
 
 /**
  * shared_client_id: two processes on one machine consume with the same RocketMQ clientId (`ip@instanceName`: the
@@ -51,14 +52,14 @@ function sharedConnection(p: Pair, host: string): [NormalizedEvent, NormalizedEv
   const ofGroup = (e: NormalizedEvent) => group === null || e.group === null || e.group === group;
   const onHost = (e: NormalizedEvent) => e.instance !== null && hostOf(e.instance) === host;
   const events = p.context.filter((e) => e.kind === "instance_lifecycle" && ofGroup(e) && e.ts <= p.second.start + clockSkewMs && e.ts >= p.first.start - CONNECTED_WITHIN_MS);
-  const connects = events.filter((e) => action(e) === "connected" && onHost(e) && str(e.detail.remoteAddress) !== null).sort((x, y) => x.ts - y.ts);
+  const connects = events.filter((e) => states(e, CONNECTS) && onHost(e) && str(e.detail.remoteAddress) !== null).sort((x, y) => x.ts - y.ts);
   const broker = (e: NormalizedEvent) => str(e.detail.brokerInstance) ?? e.source;
   const client = (e: NormalizedEvent) => str(e.detail.instanceRaw) ?? e.instance;
   for (const [i, earlier] of connects.entries()) {
     for (const later of connects.slice(i + 1)) {
       if (client(later) !== client(earlier) || broker(later) !== broker(earlier) || later.detail.remoteAddress === earlier.detail.remoteAddress) continue;
       const closed = events.some(
-        (e) => CLOSES.has(action(e) ?? "") && e.ts >= earlier.ts && e.ts <= later.ts && (e.detail.remoteAddress === earlier.detail.remoteAddress || (client(e) === client(earlier) && broker(e) === broker(earlier))),
+        (e) => states(e, CLIENT_CLOSES) && e.ts >= earlier.ts && e.ts <= later.ts && (e.detail.remoteAddress === earlier.detail.remoteAddress || (client(e) === client(earlier) && broker(e) === broker(earlier))),
       );
       if (!closed) return [earlier, later];
     }

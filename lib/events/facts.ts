@@ -1,0 +1,78 @@
+import type { NormalizedEvent } from "./model.ts";
+
+/**
+ * The one contract between collectors and diagnosis: every fact a collector may state about a consumer group or an
+ * instance, as the event's kind and `detail.action`. Collectors declare which of these they emit (their `facts` in
+ * collectors/registry.ts); diagnosis declares what it makes of each (lib/diagnosis/sources.ts, READS). A fact that
+ * a collector emits and diagnosis does not read, or one diagnosis reads and no collector emits, fails
+ * tests/contract/facts.test.ts; a word that is not listed here fails to compile on either side.
+ */
+export const FACTS = {
+  rebalance: [
+    "joining", // Kafka: the member is (re)joining its group
+    "joined", // Kafka: joined with a generation
+    "revoke", // Kafka: partitions given up
+    "assign", // Kafka: partitions taken
+    "lost", // Kafka: partitions lost without a revoke
+    "membership_lost", // Kafka: the member was fenced or is unknown to the coordinator, outside a commit
+    "add", // RocketMQ: a queue added to this instance
+    "remove", // RocketMQ: a queue removed from this instance
+    "result", // RocketMQ: the instance's whole new queue set
+    "trigger", // RocketMQ: a rebalance was triggered
+    "dropped", // RocketMQ: a process queue found dropped
+    "dropped_without_result", // RocketMQ: a queue dropped with no rebalance result to say where it went
+    "add_failed", // RocketMQ: adding a queue failed (its offset could not be read)
+    "exists", // RocketMQ: a queue was already held
+    "consumer_created", // RabbitMQ event exchange: a consumer subscribed to the queue
+    "consumer_deleted", // RabbitMQ event exchange: a consumer went away
+    "queue_deleted", // RabbitMQ event exchange: the queue was deleted
+  ],
+  instance_lifecycle: [
+    "commit_failed", // Kafka: an offset commit refused
+    "leave_group", // Kafka: the member left (LeaveGroup)
+    "poll_timeout", // Kafka: max.poll.interval.ms exceeded
+    "offset_out_of_range", // Kafka: the fetch offset was out of range
+    "offset_reset", // offsets reset or rewound (Kafka, RocketMQ client and broker)
+    "offset_skipped", // Kafka: an offset reset that went forward
+    "worker_rebalance", // Kafka Connect: a worker-group rebalance
+    "channel_closed", // a channel closed (RocketMQ remoting, AMQP)
+    "channel_expired", // RocketMQ broker: a client channel expired
+    "channel_inactive", // RocketMQ broker: a client channel went inactive
+    "channel_opened", // RabbitMQ: a channel opened
+    "connected", // RocketMQ broker: a consumer connected
+    "connection_opened", // RabbitMQ: a connection opened
+    "connection_closed", // RabbitMQ: a connection closed, cleanly or forced
+    "connection_lost", // RabbitMQ: a TCP connection lost
+    "heartbeat_missed", // RabbitMQ: heartbeats missed
+    "ack_timeout", // RabbitMQ: a delivery not acknowledged within consumer_timeout
+    "group_removed", // RocketMQ broker: a consumer group removed
+    "unregistered", // RocketMQ broker: a client unregistered
+    "unregister_client", // RocketMQ client: the client unregistered itself
+    "start", // RocketMQ client: a client started
+    "starting", // RocketMQ client: a consumer starting, with its message model
+    "shutdown", // RocketMQ client: a client shut down
+    "receipt_handle_invalid", // RocketMQ 5: an ack refused for an expired receipt handle
+    "consume_exception", // RocketMQ client: a consume failure whose message the line does not name
+    "producer_resend", // RocketMQ client: a send retried whose message the line does not name
+  ],
+} as const;
+
+export type FactKind = keyof typeof FACTS;
+export type FactAction = (typeof FACTS)[FactKind][number];
+export type Fact = { [K in FactKind]: `${K}/${(typeof FACTS)[K][number]}` }[FactKind];
+
+const KNOWN: ReadonlySet<string> = new Set(Object.entries(FACTS).flatMap(([kind, actions]) => actions.map((a) => `${kind}/${a}`)));
+
+/** The fact an event states, or null for events that state none (deliveries, dedup decisions, traces). */
+export function factOf(e: Pick<NormalizedEvent, "kind" | "detail">): Fact | null {
+  const action = e.detail.action;
+  if (typeof action !== "string") return null;
+  const fact = `${e.kind}/${action}`;
+  return KNOWN.has(fact) ? (fact as Fact) : null;
+}
+
+/** Whether `e` states one of `facts`. */
+export function states(e: Pick<NormalizedEvent, "kind" | "detail">, facts: ReadonlySet<Fact>): boolean {
+  const fact = factOf(e);
+  return fact !== null && facts.has(fact);
+}
