@@ -1,5 +1,6 @@
 import { startAlerting, type AlertingHandle } from "./lib/alerts/worker.ts";
 import { listenForTraces, otlpPortFromEnv } from "./lib/api/otlp-port.ts";
+import { serverPatterns } from "./lib/ingest/patterns-file.ts";
 import { logger } from "./lib/log.ts";
 import type { PeriodicHandle } from "./lib/periodic.ts";
 import { diagnosisIntervalMs, diagnosisLoops, startDiagnosisWorker } from "./lib/diagnosis-queue/worker.ts";
@@ -31,6 +32,8 @@ export async function openStoreAtStartup(): Promise<void> {
     const diagnosisEvery = diagnosisIntervalMs();
     const diagnosisLoopCount = diagnosisLoops();
     const otlpPort = otlpPortFromEnv();
+    const patterns = serverPatterns();
+    if (patterns.length > 0) logger.info({ patterns: patterns.map((p) => p.name) }, `${patterns.length} patterns of DUPSCOPE_PATTERNS loaded`);
     const store = await getStore();
     // Every server takes OTLP on its own port too when asked: a load balancer spreads exporters as it does the rest.
     if (otlpPort !== null) {

@@ -6,7 +6,7 @@ import { lineOfEvent, type LineResult, type ParseContext } from "../collectors/t
 import { parseUtcOffset } from "../collectors/codecs/log-time.ts";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { readLines } from "../lib/ingest/line-reader.ts";
-import { UsageError } from "./ingest.ts";
+import { readPatterns, UsageError } from "./ingest.ts";
 
 /**
  * `dupscope explain <file|->`: what each line of an input became — the format and template that matched and the
@@ -21,6 +21,7 @@ export interface ExplainOptions {
   date?: string;
   json?: boolean;
   maxLines: number;
+  patterns?: string;
 }
 
 export interface ExplainedEvent {
@@ -239,6 +240,7 @@ export async function runExplain(file: string, options: ExplainOptions): Promise
     ...(options.utcOffset ? { utcOffset: options.utcOffset } : {}),
     ...(options.date ? { date: options.date } : {}),
     inputTime: Date.now(),
+    patterns: readPatterns(options.patterns),
   };
   const explanation = explainLines(lines, format, ctx);
   for (const [lineNo, reason] of unreadable) {

@@ -14,6 +14,8 @@ import { runIngest, type IngestSummary } from "../lib/ingest/pipeline.ts";
 import { DEFAULT_RETRY, type EventSink, type RetryPolicy } from "../lib/ingest/sink.ts";
 import { storeSink } from "../lib/ingest/store-sink.ts";
 import { UnrecognisedTally } from "../lib/ingest/unrecognised.ts";
+import { loadPatternsFile, PatternsError } from "../lib/ingest/patterns-file.ts";
+import type { UserPattern } from "../collectors/codecs/user-pattern.ts";
 import { formatSummary, progressReporter } from "./progress.ts";
 
 export interface IngestOptions {
@@ -24,6 +26,8 @@ export interface IngestOptions {
   instance?: string;
   utcOffset?: string;
   source?: string;
+  /** A patterns file (docs/ingest.md#your-own-patterns). */
+  patterns?: string;
   follow?: boolean;
   server: string;
   token?: string;
@@ -64,6 +68,16 @@ function inputOf(file: string, follow: boolean, signal: AbortSignal): Input {
   return { stream: createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size, name: path.resolve(file), modifiedAt: stat.mtimeMs };
 }
 
+/** The patterns file's patterns; a file that does not load is a usage error naming the pattern (exit 2). */
+export function readPatterns(file: string | undefined): UserPattern[] {
+  if (file === undefined || file.trim() === "") return [];
+  try {
+    return loadPatternsFile(file);
+  } catch (error) {
+    throw error instanceof PatternsError ? new UsageError(error.message) : error;
+  }
+}
+
 /** A file no format recognises is the caller's to name: a usage error (exit 2), like an unknown format name. */
 function asUsageError(error: unknown): never {
   throw error instanceof UnknownFormatError ? new UsageError(error.message) : error;
@@ -94,6 +108,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
     }
   }
   if (files.length === 0) throw new UsageError("name at least one file, or - for standard input");
+  const patterns = readPatterns(options.patterns);
   if (options.follow && files.length !== 1) throw new UsageError("--follow takes exactly one file");
 
   const abort = new AbortController();
@@ -119,6 +134,7 @@ export async function ingestFiles(files: string[], options: IngestOptions, log: 
         ...(options.utcOffset ? { utcOffset: options.utcOffset } : {}),
         date: options.date ?? dateAt(input.modifiedAt, options.utcOffset ?? "Z"),
         inputTime: input.modifiedAt,
+        patterns,
       };
       const label = path.basename(input.name);
       const bar = progressReporter(label, input.size, options.progress);

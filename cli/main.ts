@@ -45,6 +45,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--utc-offset <offset>", "UTC offset of zone-less timestamps, e.g. +08:00 (RocketMQ logs default to +08:00, others to Z)")
     .option("--date <yyyy-MM-dd>", "date of lines whose layout prints only a time (default: the file's modification date)")
     .option("--source <name>", "source name stored on each event (default: <format>:<absolute path>)")
+    .option("--patterns <file>", "your own patterns for lines no template reads (docs/ingest.md#your-own-patterns; default: $DUPSCOPE_PATTERNS)", process.env.DUPSCOPE_PATTERNS)
     .option("-F, --follow", "keep reading the file as it grows and across rotation, like tail -F (one file)")
     .option("-s, --server <url>", "dupscope server to send to", process.env.DUPSCOPE_SERVER ?? "http://localhost:3000")
     .option("-t, --token <token>", "ingest token of the server (default: $DUPSCOPE_INGEST_TOKEN)", process.env.DUPSCOPE_INGEST_TOKEN)
@@ -67,6 +68,7 @@ export function buildProgram(log: (line: string) => void, out: (line: string) =>
     .option("--utc-offset <offset>", "UTC offset of zone-less timestamps, e.g. +08:00")
     .option("--date <yyyy-MM-dd>", "date of lines whose layout prints only a time")
     .option("--max-lines <n>", "refuse inputs longer than this", positiveInt, 100_000)
+    .option("--patterns <file>", "your own patterns, as ingest reads them (default: $DUPSCOPE_PATTERNS)", process.env.DUPSCOPE_PATTERNS)
     .option("--json", "print the explanation as JSON")
     .action(async (file: string, opts) => {
       const { formatExplanation, runExplain } = await import("./explain.ts");

@@ -9,6 +9,8 @@ import { openClientLog as openRabbitmqClientLog, TEMPLATES as RABBITMQ_CLIENT_SI
 import { openOtlpTraces } from "./otlp-traces/parse.ts";
 import { parseTraceMessage } from "./rocketmq-trace/parse.ts";
 import { lineByLine, type LineParser, type LineResult, type ParseContext } from "./types.ts";
+import { withUserPatterns } from "./codecs/user-patterns.ts";
+import { ROCKETMQ_UTC_OFFSET } from "./rocketmq-client-log/parse.ts";
 import type { Fact } from "../lib/events/facts.ts";
 import type { FormatName } from "../lib/events/formats.ts";
 
@@ -53,7 +55,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     facts: ["rebalance/add", "rebalance/add_failed", "rebalance/dropped", "rebalance/dropped_without_result", "rebalance/exists", "rebalance/remove", "rebalance/result", "rebalance/trigger", "instance_lifecycle/channel_closed", "instance_lifecycle/consume_exception", "instance_lifecycle/offset_reset", "instance_lifecycle/offset_skipped", "instance_lifecycle/producer_resend", "instance_lifecycle/receipt_handle_invalid", "instance_lifecycle/shutdown", "instance_lifecycle/start", "instance_lifecycle/starting", "instance_lifecycle/unregister_client"],
     description: "rocketmq_client.log (4.x and 5.x patterns): rebalances, dropped process queues, consume timeouts and exceptions, producer resends",
     folder: "collectors/rocketmq-client-log",
-    open: openClientLog,
+    open: withUserPatterns("rocketmq-client-log", ROCKETMQ_UTC_OFFSET, openClientLog),
     templates: CLIENT_TEMPLATES,
   },
   {
@@ -61,7 +63,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     facts: ["instance_lifecycle/channel_closed", "instance_lifecycle/channel_expired", "instance_lifecycle/channel_inactive", "instance_lifecycle/connected", "instance_lifecycle/group_removed", "instance_lifecycle/offset_reset", "instance_lifecycle/unregistered"],
     description: "broker.log consumer-group lines and transaction.log check-backs (second precision, GMT+8)",
     folder: "collectors/rocketmq-broker-log",
-    open: openBrokerLog,
+    open: withUserPatterns("rocketmq-broker-log", ROCKETMQ_UTC_OFFSET, openBrokerLog),
     templates: BROKER_TEMPLATES,
   },
   {
@@ -76,7 +78,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     facts: ["rebalance/joining", "rebalance/joined", "rebalance/revoke", "rebalance/assign", "rebalance/lost", "rebalance/membership_lost", "instance_lifecycle/commit_failed", "instance_lifecycle/leave_group", "instance_lifecycle/poll_timeout", "instance_lifecycle/offset_out_of_range", "instance_lifecycle/offset_reset", "instance_lifecycle/offset_skipped", "instance_lifecycle/worker_rebalance"],
     description: "Kafka Java consumer logs: group joins, revoked/assigned/lost partitions, poll timeouts",
     folder: "collectors/kafka-client-log",
-    open: openKafkaClientLog,
+    open: withUserPatterns("kafka-client-log", "Z", openKafkaClientLog),
     templates: KAFKA_TEMPLATES,
   },
   {
@@ -91,7 +93,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     facts: ["instance_lifecycle/ack_timeout", "instance_lifecycle/channel_closed", "instance_lifecycle/connection_closed", "instance_lifecycle/connection_lost", "instance_lifecycle/heartbeat_missed"],
     description: "RabbitMQ server log (3.9+ text format): connections closed unexpectedly, missed heartbeats, consumer ack timeouts (3.12, 3.13-4.2, 4.3), channel errors",
     folder: "collectors/rabbitmq-server-log",
-    open: openServerLog,
+    open: withUserPatterns("rabbitmq-server-log", "Z", openServerLog),
     templates: RABBITMQ_WORDINGS,
   },
   {
@@ -100,7 +102,7 @@ export const FORMATS: readonly CollectorFormat[] = [
     description:
       "a RabbitMQ consumer's or publisher's own log (Celery/kombu, pika, amqplib, lapin, Java/Spring AMQP, .NET, php-amqplib, Go): the broker's closes as the client renders them; the process is the instance",
     folder: "collectors/rabbitmq-client-log",
-    open: openRabbitmqClientLog,
+    open: withUserPatterns("rabbitmq-client-log", "Z", openRabbitmqClientLog),
     templates: RABBITMQ_CLIENT_SIGNALS,
   },
   {

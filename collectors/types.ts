@@ -1,5 +1,6 @@
 import { LIMITS } from "../lib/events/limits.ts";
 import type { NormalizedEvent } from "../lib/events/model.ts";
+import type { UserPattern } from "./codecs/user-pattern.ts";
 
 /**
  * The contract every collector's pure parser follows (collectors/<format>/parse.ts): text in, normalized events
@@ -27,6 +28,8 @@ export interface ParseContext {
    * and follows no line that did; events that took it say so in `detail.timeFrom`.
    */
   inputTime?: number;
+  /** The user's patterns (DUPSCOPE_PATTERNS, --patterns): tried on the lines a log format skips. */
+  patterns?: readonly UserPattern[];
 }
 
 export type ParseIssueCode =

@@ -82,6 +82,7 @@ export default async function IngestPage({ searchParams }: Props) {
               </section>
             );
           })}
+          <p className="muted">{t.ingest.patterns}</p>
         </>
       )}
     </>

@@ -2,6 +2,7 @@ import { findFormat, formatNames, type CollectorFormat } from "../../collectors/
 import { SNIFF_LINES, sniffFormat, UnknownFormatError } from "../../collectors/sniff.ts";
 import type { ParseContext } from "../../collectors/types.ts";
 import { parseUtcOffset } from "../../collectors/codecs/log-time.ts";
+import { serverPatterns } from "../ingest/patterns-file.ts";
 import { receiveText, type TextReceived } from "../ingest/receive.ts";
 import type { Store } from "../store/open.ts";
 import { requireIngestToken } from "./auth.ts";
@@ -54,6 +55,7 @@ export async function ingestFormat(request: Request, formatName: string, store: 
     ...(utcOffset ? { utcOffset } : {}),
     date: date ?? new Date(receivedAt + parseUtcOffset(utcOffset ?? "Z")).toISOString().slice(0, 10),
     inputTime: receivedAt,
+    patterns: serverPatterns(),
   };
   const received = await receiveText((await store()).driver, text, format, ctx);
   return { ...received, format: format.name };

@@ -1,5 +1,5 @@
 import type { DetailValue, NormalizedEvent } from "../events/model.ts";
-import { states, type Fact } from "../events/facts.ts";
+import { FactSet, states, type Fact } from "../events/facts.ts";
 import { FORMAT_KINDS, type SourceKind } from "../events/formats.ts";
 
 /**
@@ -152,8 +152,8 @@ export const READS = {
 } as const satisfies Record<Fact, readonly Use[]>;
 
 /** The facts diagnosis reads for `use`. */
-export function factsFor(use: Use): ReadonlySet<Fact> {
-  return new Set((Object.entries(READS) as [Fact, readonly Use[]][]).filter(([, uses]) => uses.includes(use)).map(([fact]) => fact));
+export function factsFor(use: Use): FactSet {
+  return new FactSet((Object.entries(READS) as [Fact, readonly Use[]][]).filter(([, uses]) => uses.includes(use)).map(([fact]) => fact));
 }
 
 const VANISHED = factsFor("vanished");
@@ -171,7 +171,7 @@ const COMMIT_FAILED = factsFor("commit_failed");
 export const REJOIN = factsFor("rejoin");
 export const ASSIGNMENT = factsFor("assignment");
 /** Rebalance lines that are no change of ownership: left out of a group's rebalance count. */
-export const NOT_A_REBALANCE: ReadonlySet<string> = new Set([...factsFor("shown")].filter((f) => f.startsWith("rebalance/")).map((f) => f.slice("rebalance/".length)));
+export const NOT_A_REBALANCE: ReadonlySet<string> = new Set(factsFor("shown").facts.filter((f) => f.startsWith("rebalance/")).map((f) => f.slice("rebalance/".length)));
 export const CLIENT_CLOSES = factsFor("client_close");
 
 export const isVanished = (e: NormalizedEvent) => states(e, VANISHED);
@@ -188,7 +188,7 @@ export const isResultSet = (e: NormalizedEvent) => states(e, RESULT);
  * `detail->>'action'`, queue): the lines that who held the queue reads past the second delivery (reach.ts).
  */
 export const givesQueueUp = (kind: string, lineAction: string | null, queue: string | null): boolean => {
-  const fact = `${kind}/${lineAction ?? ""}` as Fact;
+  const fact = `${kind}/${lineAction ?? ""}`;
   return (REMOVED.has(fact) && queue !== null) || DROPPED.has(fact) || RESULT.has(fact);
 };
 /** Kafka's poll timeout and RabbitMQ's ack timeout: the consumer took too long and lost the message. */

@@ -71,8 +71,34 @@ export function factOf(e: Pick<NormalizedEvent, "kind" | "detail">): Fact | null
   return KNOWN.has(fact) ? (fact as Fact) : null;
 }
 
+/**
+ * A set of facts that answers for an event without building its `kind/action` string: diagnosis asks it of every
+ * context line of every pair.
+ */
+export class FactSet {
+  private readonly byKind = new Map<string, ReadonlySet<string>>();
+
+  constructor(readonly facts: readonly Fact[]) {
+    for (const fact of facts) {
+      const slash = fact.indexOf("/");
+      const kind = fact.slice(0, slash);
+      this.byKind.set(kind, new Set([...(this.byKind.get(kind) ?? []), fact.slice(slash + 1)]));
+    }
+  }
+
+  has(fact: string): boolean {
+    const slash = fact.indexOf("/");
+    return this.byKind.get(fact.slice(0, slash))?.has(fact.slice(slash + 1)) ?? false;
+  }
+
+  /** Whether `e` states one of the facts. */
+  states(e: Pick<NormalizedEvent, "kind" | "detail">): boolean {
+    const action = e.detail.action;
+    return typeof action === "string" && (this.byKind.get(e.kind)?.has(action) ?? false);
+  }
+}
+
 /** Whether `e` states one of `facts`. */
-export function states(e: Pick<NormalizedEvent, "kind" | "detail">, facts: ReadonlySet<Fact>): boolean {
-  const fact = factOf(e);
-  return fact !== null && facts.has(fact);
+export function states(e: Pick<NormalizedEvent, "kind" | "detail">, facts: FactSet): boolean {
+  return facts.states(e);
 }

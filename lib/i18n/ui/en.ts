@@ -424,6 +424,7 @@ export const en = {
     anchor: "Anchor",
     explain: "See why, line by line:",
     line: (n: number) => `line ${n}`,
+    patterns: "To read a wording of your own, map it to an event in a patterns file (--patterns, DUPSCOPE_PATTERNS; docs/ingest.md, “Your own patterns”).",
     explainHttp: "Sent over HTTP: save the text to a file and run",
   },
   login: {

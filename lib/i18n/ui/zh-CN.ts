@@ -406,6 +406,7 @@ export const zhCN: Dictionary = {
     anchor: "关键词",
     explain: "逐行查看原因：",
     line: (n: number) => `第 ${n} 行`,
+    patterns: "要识别自定义的措辞，可在模式文件中把它映射为事件（--patterns、DUPSCOPE_PATTERNS；见 docs/ingest.md 的“Your own patterns”）。",
     explainHttp: "通过 HTTP 发送：将文本保存为文件后运行",
   },
   login: {
