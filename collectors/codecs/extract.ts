@@ -91,7 +91,7 @@ export const groupIn = (text: string) =>
 
 /** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */
 export const clientIdIn = (text: string) =>
-  firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\|([^|\s]{1,200}#(?:consumer|producer)-\d{1,6})\|/);
+  firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /[|[]([^|\s\]]{1,200}#(?:consumer|producer)-\d{1,6})[|\]]/);
 
 /** An AMQP connection as the broker names it: `(10.0.0.1:5555 -> 10.0.0.2:5672`. */
 export const connectionIn = (text: string) => firstText(text, /(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5} -> \d{1,3}(?:\.\d{1,3}){3}:\d{1,5})/);

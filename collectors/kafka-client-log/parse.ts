@@ -188,11 +188,11 @@ function rdkafkaTime(text: string): TimeLookup {
  * librdkafka (`debug=cgrp`, also through confluent-kafka-python/-go/.NET, node-rdkafka, rdkafka-ruby), matched by
  * its message whatever framed it (`%7|epoch|FAC|client| [thrd:main]: `, `LOG-7-FAC: `, an application logger).
  */
-function rdkafkaTemplate(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft[]): Template {
+function rdkafkaTemplate(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray, message: string) => Draft[]): Template {
   const template = headTemplate<Draft>(name, head, wording, (m, message, line) => {
     const group = /Group "([^"]*)"/.exec(message)?.[1];
     const clientId = /\|([^|\s]+#(?:consumer|producer)-\d+)\|/.exec(line.raw)?.[1];
-    return read(m).map((d) => ({ ...d, group: d.group ?? group, detail: { ...d.detail, clientId } }));
+    return read(m, message).map((d) => ({ ...d, group: d.group ?? group, detail: { ...d.detail, clientId } }));
   });
   return { ...template, ownTime: (_message, text) => rdkafkaTime(text) };
 }
@@ -220,9 +220,10 @@ const RDKAFKA_TEMPLATES: Template[] = [
     // Eager rebalances hand an empty assignment while the old one is revoked.
     { action: m[2]?.startsWith("wait-revoke") ? "revoke" : "assign", wording: 'Group "{}": new assignment of {} partition(s) …', detail: { partitionCount: Number(m[1]) } },
   ]),
-  rdkafkaTemplate("rdkafka_unassign", /(?:Group "[^"]*": )?unassign(?:ing (\d+) partition\(s\)| done)/, 'Group "{}": unassigning {} partition(s)', (m) => [
-    { action: "revoke", wording: 'Group "{}": unassigning {} partition(s)', detail: { partitionCount: m[1] === undefined ? undefined : Number(m[1]) } },
-  ]),
+  rdkafkaTemplate("rdkafka_unassign", /(?:Group "[^"]*": )?unassign(?:ing (\d+) partition\(s\)| done)/, 'Group "{}": unassigning {} partition(s)', (m, message): Draft[] =>
+    // At start-up librdkafka unassigns an assignment it never had: nothing is given up.
+    /no previous assignment/.test(message) ? [] : [{ action: "revoke", wording: 'Group "{}": unassigning {} partition(s)', detail: { partitionCount: m[1] === undefined ? undefined : Number(m[1]) } }],
+  ),
   rdkafkaTemplate("rdkafka_rebalance_in_progress", /Group "[^"]*" heartbeat error response in state \S+ .*?: Broker: Group rebalance in progress/, 'Group "{}" heartbeat error response …: Broker: Group rebalance in progress', () => [
     { action: "joining", wording: 'Group "{}" heartbeat error response …: Broker: Group rebalance in progress', detail: { reason: "Group rebalance in progress" } },
   ]),
@@ -531,7 +532,10 @@ const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) 
   const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
   // A coordinator error met by a commit (a stack through commitSync, a committer class) is the commit refused.
   const action = signal.action === "membership_lost" && /commit/i.test(text) ? "commit_failed" : signal.action;
+  // Kafka Connect rewinds a sink task to its last committed offsets when a commit fails: everything since is redelivered.
+  const rewound = action === "commit_failed" && /\brewind/i.test(text);
   return [
+    ...(rewound ? [{ action: "offset_reset" as const, wording: "signal:rewind", ...(partitions.length > 0 ? { partitions } : {}), group: groupIn(text), detail: { signal: "rewind", reason: "rewound to the last committed offsets after a failed commit" } }] : []),
     {
       action,
       wording: `signal:${signal.name}`,

@@ -612,7 +612,7 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
   };
 }
 
-type SignalAction = "starting" | "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
+type SignalAction = "starting" | "trigger" | "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
 
 const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
 
@@ -628,6 +628,13 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     action: "starting",
     anchor: /\bstart beginning\b/,
     wording: "a consumer is starting, with its message model (the Go client's `the consumerGroup=G start beginning. messageModel=…`)",
+  },
+  {
+    name: "trigger",
+    action: "trigger",
+    // The broker tells each member that the group's members changed; the Go client logs its receipt.
+    anchor: /receive broker'?s notification|notifyConsumerIdsChanged|consumer ?ids? (?:changed|change)/i,
+    wording: "the broker notified a change of the group's members: a rebalance follows",
   },
   {
     name: "consume_timeout",
@@ -693,6 +700,7 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
 
 const KINDS: Record<SignalAction, EventKind> = {
   starting: "instance_lifecycle",
+  trigger: "rebalance",
   consume_timeout: "consume_end",
   consume_exception: "consume_end",
   offset_reset: "instance_lifecycle",

@@ -61,9 +61,11 @@ export function describeEvidence(e: Evidence, o: RenderOptions = {}): string {
   return text;
 }
 
-export function describeMissing(m: MissingData, o: RenderOptions = {}): string {
+/** `unrecognised`: skipped lines that looked relevant in the sources that could have filled the gap. */
+export function describeMissing(m: MissingData, o: RenderOptions = {}, unrecognised?: { lines: number; sources: string[] }): string {
   const { lang, f } = setup(o);
-  return lang.missing[m.code](m, f);
+  const text = lang.missing[m.code](m, f);
+  return unrecognised === undefined || unrecognised.lines === 0 ? text : text + lang.unrecognisedNear(unrecognised.lines, unrecognised.sources.join(", "));
 }
 
 export function describeAdvice(a: Advice, o: RenderOptions = {}): string {

@@ -1,4 +1,5 @@
 import { lineShape, relevanceAnchor } from "../../collectors/codecs/relevance.ts";
+import { canonicalInstance } from "../events/instance.ts";
 
 /**
  * Skipped lines that carry a relevance anchor (collectors/codecs/relevance.ts), counted for one input and kept as a
@@ -41,9 +42,14 @@ export class UnrecognisedTally {
   constructor(
     private readonly source: string,
     private readonly format: string,
-    private readonly instance: string | null = null,
+    instance: string | null = null,
     private readonly maxShapes = MAX_SHAPES,
-  ) {}
+  ) {
+    // As the events name it, so a key's "no client log for instance …" finds the lines its log skipped.
+    this.instance = instance === null ? null : canonicalInstance(instance).canonical;
+  }
+
+  private readonly instance: string | null;
 
   /** A line the parser skipped: counted and sampled when it carries an anchor. */
   skipped(text: string, lineNo: number, now = Date.now()): void {

@@ -114,3 +114,13 @@ export async function readUnrecognised(driver: SqlDriver, limit = 100): Promise<
     shapes: bySource.get(s.source) ?? [],
   }));
 }
+
+/** Sources with unrecognised lines whose events named one of `groups`, or which were ingested as one of `instances`. */
+export async function unrecognisedNear(driver: SqlDriver, groups: readonly string[], instances: readonly string[]): Promise<{ source: string; lines: number; groups: string[]; instance: string | null }[]> {
+  if (groups.length === 0 && instances.length === 0) return [];
+  const rows = await driver.query<{ source: string; lines: string | number; groups: string[]; instance: string | null }>(
+    `SELECT source, lines, groups, instance FROM unrecognised_sources WHERE groups && $1::text[] OR instance = ANY($2::text[]) ORDER BY last_seen DESC LIMIT 20`,
+    [groups, instances],
+  );
+  return rows.map((r) => ({ ...r, lines: Number(r.lines) }));
+}

@@ -4,6 +4,7 @@ import { describeAdvice, describeEvidence, describeMissing, describeVerdict, typ
 import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Verdict } from "../diagnosis/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
+import { unrecognisedNear } from "../store/unrecognised.ts";
 import { contextRows } from "./context-rows.ts";
 import { loadDiagnosisInputs } from "../queries/diagnosis-input.ts";
 import { rawEventsFrom, storedKeyDiagnosis } from "../queries/retention.ts";
@@ -31,7 +32,7 @@ export interface KeyReport {
   duplicates: (Omit<Verdict, "evidence"> & { summary: string; evidence: TextEvidence[] })[];
   lost: (Omit<LostMessage, "evidence"> & { evidence: TextEvidence[] })[];
   normalRetries: NormalRetry[];
-  missing: (MissingData & { text: string })[];
+  missing: (MissingData & { text: string; unrecognised?: { lines: number; sources: string[] } })[];
   findings: (GroupFindings & { adviceText: string[] })[];
   /**
    * Set when the key's raw events (some or all) are older than the oldest day still stored: the retention job
@@ -88,8 +89,32 @@ export async function keyReport(driver: SqlDriver, bizKey: string, o: RenderOpti
   if (stored && !firstKept && (from === null || stored.firstTs < from)) {
     const diagnosis = stored.diagnosis ?? { bizKey, deliveries: [], duplicates: [], normalRetries: [], lost: [], missing: [], groups: [] };
     const report = renderReport(bizKey, input?.events ?? [], input?.context ?? [], input?.contextTruncated ?? false, diagnosis, o);
-    return { ...report, expired: { rawEventsFrom: from === null ? null : new Date(from).toISOString(), diagnosedAt: stored.diagnosedAt, firstTs: stored.firstTs } };
+    return withUnrecognised(driver, { ...report, expired: { rawEventsFrom: from === null ? null : new Date(from).toISOString(), diagnosedAt: stored.diagnosedAt, firstTs: stored.firstTs } }, o);
   }
   if (!input) return undefined;
-  return renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o);
+  return withUnrecognised(driver, renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o), o);
+}
+
+/** The notes that say a source was missing, and why one was not read: its relevant lines were skipped. */
+const LOG_GAPS: ReadonlySet<MissingData["code"]> = new Set(["no_client_log", "no_broker_log", "no_event_exchange"]);
+
+/**
+ * A "no client log" or "no broker log" note while skipped-but-relevant lines exist for its group or instance says so:
+ * the log was there, its wording was not read (the Ingest page lists them; a patterns file can read them).
+ */
+async function withUnrecognised(driver: SqlDriver, report: KeyReport, o: RenderOptions): Promise<KeyReport> {
+  const gaps = report.missing.filter((m) => LOG_GAPS.has(m.code));
+  if (gaps.length === 0) return report;
+  const groups = [...new Set(gaps.flatMap((m) => (m.group ? [m.group] : [])))];
+  const instances = [...new Set(gaps.flatMap((m) => (m.instance ? [m.instance] : [])))];
+  const near = await unrecognisedNear(driver, groups, instances);
+  if (near.length === 0) return report;
+  const missing = report.missing.map((m) => {
+    if (!LOG_GAPS.has(m.code)) return m;
+    const mine = near.filter((s) => (m.group != null && s.groups.includes(m.group)) || (m.instance != null && s.instance === m.instance));
+    if (mine.length === 0) return m;
+    const unrecognised = { lines: mine.reduce((n, s) => n + s.lines, 0), sources: mine.map((s) => s.source) };
+    return { ...m, unrecognised, text: describeMissing(m, o, unrecognised) };
+  });
+  return { ...report, missing };
 }

@@ -220,6 +220,8 @@ export const en: Language = {
   coarse: " (broker time, to the second)",
   tolerant: (skew) => ` (within the ±${skew} clock tolerance)`,
   receipt: " (time of receipt by the collector: the firehose carries none)",
+  unrecognisedNear: (lines, sources) =>
+    `; but ${lines.toLocaleString("en")} skipped ${lines === 1 ? "line" : "lines"} of ${sources} ${lines === 1 ? "looks relevant and was" : "look relevant and were"} not recognised: see the Ingest page, or a patterns file`,
   unknownInstance: "an unknown instance",
   verdict: (v, f, names) => {
     const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `caught by ${v.layer}`) : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;

@@ -34,6 +34,8 @@ export interface Language {
   coarse: string;
   tolerant: (skew: string) => string;
   receipt: string;
+  /** After a "no client log"/"no broker log" note: skipped lines of those sources looked relevant (the Ingest page). */
+  unrecognisedNear: (lines: number, sources: string) => string;
   unknownInstance: string;
   verdict: (v: Verdict, f: Fmt, names: Language) => string;
 }

@@ -217,6 +217,7 @@ export const zhCN: Language = {
   coarse: "（broker 时间只精确到秒）",
   tolerant: (skew) => `（在 ±${skew}的时钟容差内）`,
   receipt: "（时间为采集器的接收时间：firehose 消息本身不带时间）",
+  unrecognisedNear: (lines, sources) => `；但 ${sources} 中有 ${lines.toLocaleString("zh-CN")} 行被跳过的日志疑似相关却未被识别：见“采集”页，或使用模式文件`,
   unknownInstance: "未知实例",
   verdict: (v, f, names) => {
     const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `被 ${v.layer} 层拦截`) : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
