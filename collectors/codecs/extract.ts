@@ -79,19 +79,19 @@ export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value
 
 /** Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words. */
 export const memberIdIn = (text: string) =>
-  firstText(text, /\b[Mm]ember_?[Ii]d[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
+  firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
 
 /** Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `epoch 3`. */
 export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?id)?|member epoch|epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
 /** A consumer group: `groupId=g`, `group_id=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
 export const groupIn = (text: string) =>
-  firstText(text, /\b(?:group_?[Ii]d|consumerGroup|consumer_group)[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
+  firstText(text, /\b(?:group_?[Ii]d|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
   firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */
 export const clientIdIn = (text: string) =>
-  firstText(text, /\bclient[._]?[Ii][Dd][=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /[|[]([^|\s\]]{1,200}#(?:consumer|producer)-\d{1,6})[|\]]/);
+  firstText(text, /\bclient[._]?[Ii][Dd]['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /[|[]([^|\s\]]{1,200}#(?:consumer|producer)-\d{1,6})[|\]]/);
 
 /** An AMQP connection as the broker names it: `(10.0.0.1:5555 -> 10.0.0.2:5672`. */
 export const connectionIn = (text: string) => firstText(text, /(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5} -> \d{1,3}(?:\.\d{1,3}){3}:\d{1,5})/);

@@ -72,6 +72,12 @@ describe("extractors read every notation the clients print", () => {
     assert.equal(extract.exceptionIn("Caused by: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed"), "org.apache.kafka.clients.consumer.CommitFailedException");
   });
 
+  it("fields written as JSON keys, as in a kafkajs record nested as a string in the application's JSON line", () => {
+    const line = JSON.stringify({ level: "warn", msg: "kafka", log: JSON.stringify({ level: "ERROR", logger: "kafkajs", message: "[Runner] The group is rebalancing, re-joining", groupId: "orders-consumer", memberId: "orders-1-9f2c" }) });
+    const [event] = parseLines(line, FORMATS.find((f) => f.name === "kafka-client-log")!.open({ source: "nested", inputTime: Date.UTC(2026, 10, 30) })).events;
+    assert.deepEqual([event?.kind, event?.detail.action, event?.group, event?.detail.memberId], ["rebalance", "joining", "orders-consumer", "orders-1-9f2c"]);
+  });
+
   it("never throw, whatever the text (property)", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), (text) => {
