@@ -1,4 +1,5 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
+import { compact } from "../codecs/detail.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { clientIdIn, exceptionIn, generationIn, groupIn, memberIdIn, partitionsIn } from "../codecs/extract.ts";
@@ -577,9 +578,6 @@ function kindOf(action: ConsumerAction): EventKind {
   return action === "joining" || action === "joined" || action === "revoke" || action === "assign" || action === "lost" || action === "membership_lost" ? "rebalance" : "instance_lifecycle";
 }
 
-function compact(detail: { [key: string]: DetailValue | undefined }): { [key: string]: DetailValue } {
-  return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
-}
 
 function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, ctx: ParseContext, inputGroup: string | undefined): NormalizedEvent[] {
   // A Connect worker's group is not a consumer group: its rebalances move connectors and tasks, not partitions.

@@ -1,4 +1,5 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
+import { compact } from "../codecs/detail.ts";
 import type { DetailValue, NormalizedEvent } from "../../lib/events/model.ts";
 import { channelIn, connectionIn, consumerTagIn, exceptionIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
 import { inputOptions, javaRecords, readTemplateLine, type DecodedLine } from "../codecs/log-record.ts";
@@ -78,9 +79,6 @@ const SIGNAL_SET = new SignalSet<ClientAction, Draft>(SIGNALS, (signal, text) =>
   },
 ]);
 
-function compact(detail: { [key: string]: DetailValue | undefined }): { [key: string]: DetailValue } {
-  return Object.fromEntries(Object.entries(detail).filter(([, v]) => v !== undefined)) as { [key: string]: DetailValue };
-}
 
 function toEvents(drafts: Draft[], line: DecodedLine, ctx: ParseContext): NormalizedEvent[] {
   const who = ctx.instance ?? line.envelope.host;

@@ -1,4 +1,5 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
+import { compact } from "../codecs/detail.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { parseChannel } from "../codecs/rocketmq-tokens.ts";
@@ -154,9 +155,6 @@ function consumerOf(channel: string | undefined): { instance: string | null; raw
   return { instance: raw === undefined ? null : canonicalInstance(raw).canonical, raw, remoteAddress: token.remoteAddress ?? undefined };
 }
 
-function compact(detail: Detail): { [key: string]: DetailValue } {
-  return Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined)) as { [key: string]: DetailValue };
-}
 
 const TEMPLATE_SET = new TemplateSet(TEMPLATES);
 const DEFAULT_OFFSET = ROCKETMQ_UTC_OFFSET;

@@ -1,4 +1,5 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
+import { compact } from "../codecs/detail.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import {
@@ -569,9 +570,6 @@ function identify(clientId: string | undefined, line: DecodedLine, ctx: ParseCon
   return { instance: withPid, raw: given };
 }
 
-function compact(detail: Detail): { [key: string]: DetailValue } {
-  return Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined)) as { [key: string]: DetailValue };
-}
 
 /**
  * Adds the shared fields. The store refuses a keyed kind without msgId or bizKey, so an event about messages whose
