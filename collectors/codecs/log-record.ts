@@ -228,6 +228,9 @@ export function isContinuation(line: string): boolean {
   return CONTINUATION.test(line);
 }
 
+/** The most lines of a block a record reads (the 4.x consumer's reconciliation block has six). */
+const MAX_BLOCK_LINES = 16;
+
 /** The most the record keeps of its continuation lines, to find the exception. */
 const MAX_CONTINUATION_SCAN = 8;
 
@@ -242,8 +245,14 @@ export function javaRecords(
    * (`Caused by: …CommitFailedException: …`) can carry the signal the first line did not. Its events are the record's.
    */
   readContinuation?: (line: string, lineNo: number) => LineResult,
+  /**
+   * Reads a continuation line of a record that gave events: a block whose first line says what it is and whose next
+   * lines say what it holds (the 4.x consumer's `Reconciling assignment` block). Returns the record's events as
+   * they now are, or undefined to keep them.
+   */
+  extendRecord?: (events: NormalizedEvent[], line: string) => NormalizedEvent[] | undefined,
 ): LineParser {
-  let open: { events: NormalizedEvent[]; lineNo: number; scanned: number; exception?: string } | undefined;
+  let open: { events: NormalizedEvent[]; lineNo: number; scanned: number; extended: number; exception?: string } | undefined;
   let inRecord = false;
   /** The first line of a record that gave nothing, while its continuation lines are read for a signal. */
   let bare: { lineNo: number; scanned: number } | undefined;
@@ -260,6 +269,11 @@ export function javaRecords(
   return {
     line(text, lineNo) {
       if (inRecord && isContinuation(text)) {
+        if (open && extendRecord && open.extended < MAX_BLOCK_LINES) {
+          open.extended++;
+          const extended = extendRecord(open.events, text.trim());
+          if (extended) open.events = extended;
+        }
         if (open && open.exception === undefined && open.scanned < MAX_CONTINUATION_SCAN) {
           open.scanned++;
           open.exception = exceptionClass(text);
@@ -278,7 +292,7 @@ export function javaRecords(
       const result = parseFirstLine(text, lineNo);
       inRecord = true;
       bare = result.events.length === 0 && result.issue === undefined ? { lineNo, scanned: 0 } : undefined;
-      if (result.events.length > 0) open = { events: result.events, lineNo, scanned: 0 };
+      if (result.events.length > 0) open = { events: result.events, lineNo, scanned: 0, extended: 0 };
       const ownException = result.events.find((e) => typeof e.detail.exception === "string");
       if (open && ownException) open.exception = ownException.detail.exception as string;
       return { ...released, ...(result.issue ? { issue: result.issue } : {}), ...(result.skipped ? { skipped: true } : {}) };

@@ -442,8 +442,9 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  * with `fac`), kafkajs's and Sarama's messages. Priority matters: a commit refused because the member was fenced is a
  * commit failure (its reason names the fencing); the CommitFailedException's text mentions max.poll.interval.ms.
  */
+// The 3.7+/4.x consumer (KIP-848) logs its state machine: `Member m with epoch 3 transitioned from STABLE to FENCED.`
 const MEMBER_GONE =
-  /UnknownMemberId|group generation id is not valid|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
+  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
 const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
@@ -451,7 +452,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "commit_failed",
     action: "commit_failed",
     anchor:
-      /\|COMMITFAIL\||"COMMITFAIL"|CommitFailed|\b(?:offset )?commit(?:ting)?\b[^.\n]{0,60}\bfail(?:ed|ure)\b|commit(?:ting)? (?:of )?(?:the )?offsets? (?:failed|threw|cannot|error)|offsets? commit (?:failed|cannot|error|request failed)|commit (?:failed|cannot be completed|error)|fail(?:ed|ure)? (?:to |while )commit|(?:unable|could not) (?:to )?commit|error (?:while |when )?committing|OffsetCommit(?:Request)?.{0,40}(?:fail|error|refused)|commit(?:Sync|Async).{0,60}(?:fail|exception)/i,
+      /\|COMMITFAIL\||"COMMITFAIL"|CommitFailed|Auto-commit of offsets\b[^\n]{0,4000}\bfailed|\b(?:offset )?commit(?:ting)?\b[^.\n]{0,60}\bfail(?:ed|ure)\b|commit(?:ting)? (?:of )?(?:the )?offsets? (?:failed|threw|cannot|error)|offsets? commit (?:failed|cannot|error|request failed)|commit (?:failed|cannot be completed|error)|fail(?:ed|ure)? (?:to |while )commit|(?:unable|could not) (?:to )?commit|error (?:while |when )?committing|OffsetCommit(?:Request)?.{0,40}(?:fail|error|refused)|commit(?:Sync|Async).{0,60}(?:fail|exception)/i,
     unless: /commit(?:ted)? (?:succeeded|successfully)|Successfully committed|commit succeeded/i,
     wording: "an offset commit failed or was refused (COMMITFAIL, CommitFailedException, Offset commit failed …)",
   },
@@ -494,14 +495,14 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "joined",
     action: "joined",
-    anchor: /\bjoined (?:the )?(?:consumer )?group|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
+    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
     wording: "joined the group",
   },
   {
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
+      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {
@@ -520,7 +521,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "leave_group",
     action: "leave_group",
-    anchor: /LeaveGroup|\bleav(?:e|ing) (?:the )?(?:consumer )?group/i,
+    anchor: /LeaveGroup|\bleav(?:e|ing) (?:the )?(?:consumer )?group|transitioned from \w{1,20} to (?:PREPARE_)?LEAVING/i,
     // The Java client's echo of the LeaveGroup it just logged.
     unless: /Resetting generation/,
     wording: "the member left its group (LeaveGroup)",
@@ -549,6 +550,7 @@ const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) 
         clientId: clientIdIn(text),
         exception: exceptionIn(text),
         membershipLost: action === "commit_failed" ? lostMember : undefined,
+        reconciling: signal.name === "assign" && /Reconciling assignment/.test(text) ? true : undefined,
       },
     },
   ];
@@ -673,6 +675,35 @@ function describe(template: string, problem: { time?: string; fields?: string })
   return problem.fields ?? `${template}: the line's fields do not parse`;
 }
 
+const BLOCK_LIST = /^(Added|Revoked) partitions \([^)]*\):\s*(.*)$/;
+
+/**
+ * The 3.7+/4.x consumer's `Reconciling assignment with local epoch N` block: its `Added partitions (assigned -
+ * owned): [t-0]` and `Revoked partitions (owned - assigned): [t-1]` lines say which partitions moved. The block's
+ * first line is read as an assignment (its signal); these lines give it its partitions.
+ */
+function reconciliationBlock(events: NormalizedEvent[], text: string): NormalizedEvent[] | undefined {
+  const head = events[0];
+  if (head === undefined || head.detail.reconciling !== true) return undefined;
+  const m = BLOCK_LIST.exec(text);
+  if (!m) return undefined;
+  const partitions = parsePartitions(m[2]!);
+  if (typeof partitions === "string") return undefined;
+  // Both lists empty (Revoked comes last): the reconciliation moved nothing, and the block states no fact.
+  if (partitions.length === 0) return m[1] === "Revoked" && !events.some((e) => e.queue !== null) ? [] : undefined;
+  const action = m[1] === "Added" ? "assign" : "revoke";
+  const moved = partitions.map((p): NormalizedEvent => ({
+    ...head,
+    id: recordFingerprint(FORMAT, head.id, action, `${p.topic}-${p.partition}`),
+    topic: p.topic,
+    queue: `${p.topic}-${p.partition}`,
+    detail: { ...head.detail, action, template: "signal:reconciliation", partition: p.partition },
+  }));
+  // The block's first line stands for the whole until a list names partitions; then the partitions do.
+  const kept = events.filter((e) => e.queue !== null);
+  return [...kept, ...moved];
+}
+
 export function openKafkaClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const groups = new Set<string>();
@@ -690,6 +721,7 @@ export function openKafkaClientLog(ctx: ParseContext): LineParser {
   return javaRecords(
     (line, lineNo) => read(line, lineNo),
     (line, lineNo) => read(line, lineNo, true),
+    reconciliationBlock,
   );
 }
 
