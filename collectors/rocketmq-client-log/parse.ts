@@ -644,7 +644,7 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     name: "consume_exception",
     action: "consume_exception",
     anchor:
-      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage exception|fail(?:ed)? to consume|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
+      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage exception|consumeMessage (?:Orderly )?return (?:null|not OK)|fail(?:ed)? to consume|raised an exception while consuming|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
     unless: /consume (?:message |msg )?success|CONSUME_SUCCESS/i,
     wording: "a consume attempt failed and will be retried",
   },

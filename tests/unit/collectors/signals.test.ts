@@ -101,6 +101,24 @@ describe("extractors read every notation the clients print", () => {
     assert.deepEqual(kafka(block("", "")), [], "a reconciliation that moved nothing states no fact");
   });
 
+  it("RocketMQ wordings from the clients' and broker's own sources", () => {
+    const read = (format: string, line: string) =>
+      parseLines(line, FORMATS.find((f) => f.name === format)!.open({ source: "upstream", instance: "10.0.0.5@4121" })).events.map((e) => `${e.kind}/${e.detail.action}`);
+    // rocketmq-clients (5.x gRPC Java, Go, C#): ConsumeTask.
+    assert.deepEqual(
+      read("rocketmq-client-log", "2026-11-30 20:00:02,000 ERROR [RocketmqMessageConsumption-0-1] o.a.r.c.j.i.c.ConsumeTask - Message listener raised an exception while consuming messages, clientId=host-1@4121@0@abcd, messageId=01C0A800010A1B2C3D4E5F60718293A4B5"),
+      ["instance_lifecycle/consume_exception"],
+    );
+    // apache/rocketmq ConsumeMessageConcurrentlyService: the listener returned null (no msgId on the line: not a key's event).
+    assert.deepEqual(read("rocketmq-client-log", "2026-11-30 20:00:02,000 WARN ConsumeMessageThread_1 - consumeMessage return null, Group: cg_pay Msgs: [] MQ: MessageQueue [topic=PAY, brokerName=broker-a, queueId=3]"), [
+      "instance_lifecycle/consume_exception",
+    ]);
+    // apache/rocketmq ConsumerManager: the scan removed the group's last channel.
+    assert.deepEqual(read("rocketmq-broker-log", "2026-11-30 20:00:07 WARN ClientHousekeepingScheduledThread1 - SCAN: remove expired channel from ConsumerManager consumerTable, all clear, consumerGroup=cg_pay"), [
+      "instance_lifecycle/group_removed",
+    ]);
+  });
+
   it("never throw, whatever the text (property)", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), (text) => {
