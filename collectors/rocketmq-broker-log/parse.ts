@@ -96,13 +96,6 @@ export const TEMPLATES: Template[] = [
     "channel_expired",
   ),
   brokerLine(
-    "channel_expired_all_clear",
-    // The scan's last expired channel of a group: the group is gone from the broker with it (ConsumerManager).
-    /SCAN: remove expired channel from ConsumerManager consumerTable, all clear, consumerGroup=(\S+)/,
-    "SCAN: remove expired channel from ConsumerManager consumerTable, all clear, consumerGroup={}",
-    (m) => ({ kind: "instance_lifecycle", group: m[1]!, detail: { action: "group_removed", reason: "its last channel expired" } }),
-  ),
-  brokerLine(
     "consumer_group_removed",
     /unregister consumer ok, no any connection, and remove consumer group, (\S+)/,
     "unregister consumer ok, no any connection, and remove consumer group, {}",
