@@ -57,19 +57,8 @@ export const FACTS = {
   ],
 } as const;
 
-export type FactKind = keyof typeof FACTS;
-export type FactAction = (typeof FACTS)[FactKind][number];
+type FactKind = keyof typeof FACTS;
 export type Fact = { [K in FactKind]: `${K}/${(typeof FACTS)[K][number]}` }[FactKind];
-
-const KNOWN: ReadonlySet<string> = new Set(Object.entries(FACTS).flatMap(([kind, actions]) => actions.map((a) => `${kind}/${a}`)));
-
-/** The fact an event states, or null for events that state none (deliveries, dedup decisions, traces). */
-export function factOf(e: Pick<NormalizedEvent, "kind" | "detail">): Fact | null {
-  const action = e.detail.action;
-  if (typeof action !== "string") return null;
-  const fact = `${e.kind}/${action}`;
-  return KNOWN.has(fact) ? (fact as Fact) : null;
-}
 
 /**
  * A set of facts that answers for an event without building its `kind/action` string: diagnosis asks it of every
