@@ -140,8 +140,7 @@ export function readTemplateLine<T>(
   /** Tried when no template of `set` matched at all (./signals.ts): a template that matched and reported nothing stands. */
   signals?: TemplateFinder<T>,
 ): LineResult {
-  let decoded = decodeLine(raw, set, options);
-  if (decoded.kind === "none" && signals) decoded = decodeLine(raw, signals, options);
+  const decoded = decodeLine(raw, set, options, signals);
   if (decoded.kind === "none") return { events: [], skipped: true };
   const template = decoded.match.template;
   if (decoded.kind === "bad_time") return { events: [], issue: { line: lineNo, code: "invalid_field", reason: describe(template.name, { time: decoded.reason }) } };
@@ -181,11 +180,15 @@ export type LineDecoding<T> =
   | { kind: "bad_time"; match: TemplateMatch<T>; reason: string }
   | { kind: "ok"; match: TemplateMatch<T>; line: DecodedLine };
 
-/** Unwraps the line, finds the template and reads the prefix's time, level and pid. */
-export function decodeLine<T>(raw: string, set: TemplateFinder<T>, options: DecodeOptions): LineDecoding<T> {
+/**
+ * Unwraps the line once, finds its template in `set`, else in `fallback` (a format's signals), and reads the prefix's
+ * time, level and pid.
+ */
+export function decodeLine<T>(raw: string, set: TemplateFinder<T>, options: DecodeOptions, fallback?: TemplateFinder<T>): LineDecoding<T> {
   const envelope = unwrap(raw, options);
   // A signal may sit in any field, and a field may say more than the message (librdkafka's `fac`).
-  const match = set.searchesFields ? set.find(withFields(envelope)) : set.find(envelope.text);
+  const find = (finder: TemplateFinder<T>) => (finder.searchesFields ? finder.find(withFields(envelope)) : finder.find(envelope.text));
+  const match = find(set) ?? (fallback && find(fallback));
   if (!match) {
     if (options.memory) {
       const seen = findTimestamp(envelope.text.slice(0, TIME_SCAN), options) ?? envelope.time;
