@@ -84,9 +84,9 @@ export const memberIdIn = (text: string) =>
 /** Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `epoch 3`. */
 export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?id)?|member epoch|epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
-/** A consumer group: `groupId=g`, `group_id=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
+/** A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
 export const groupIn = (text: string) =>
-  firstText(text, /\b(?:group_?[Ii]d|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
+  firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
   firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */

@@ -67,9 +67,12 @@ export interface TemplateFinder<T> {
   readonly searchesFields?: boolean;
 }
 
-/** The message, then the line's other string fields: what a finder that searches fields reads. */
+/**
+ * The message, then the line's other string fields as `key=value`: what a finder that searches fields reads. The key
+ * stays, since it is what names a bare value (`consumerGroup=orders`, `clientID=10.0.0.1@42`) for the extractors.
+ */
 export function withFields(envelope: Envelope): string {
-  const fields = envelope.fields === undefined ? [] : Object.entries(envelope.fields).filter(([, v]) => v !== envelope.text).map(([, v]) => v);
+  const fields = envelope.fields === undefined ? [] : Object.entries(envelope.fields).filter(([, v]) => v !== envelope.text).map(([k, v]) => `${k}=${v}`);
   return fields.length === 0 ? envelope.text : `${envelope.text} | ${fields.join(" | ")}`;
 }
 

@@ -1,8 +1,10 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import { compact } from "../codecs/detail.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
+import { groupIn, messageQueuesIn, rocketmqClientIdIn } from "../codecs/extract.ts";
 import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
-import { parseChannel } from "../codecs/rocketmq-tokens.ts";
+import { parseChannel, parseClientId } from "../codecs/rocketmq-tokens.ts";
+import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
 import { ROCKETMQ_UTC_OFFSET } from "../rocketmq-client-log/parse.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
@@ -23,6 +25,10 @@ interface Draft {
   group?: string;
   /** The ClientChannelInfo or `ip:port` naming the consumer. */
   channel?: string;
+  /** The consumer's clientId, where the line names it without a ClientChannelInfo (the queue-lock lines). */
+  clientId?: string;
+  /** `broker:queueId`, for a line about one queue. */
+  queue?: string;
   msgId?: string | null;
   topic?: string | null;
   detail: Detail;
@@ -53,8 +59,8 @@ function lifecycle(
 
 // ClientChannelInfo holds brackets of its own, so a channel runs to the last `]` before the fixed tail.
 /** A broker line about a consumer group or a connection that names no ClientChannelInfo. */
-function brokerLine(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray) => Draft): Template {
-  return headTemplate(name, head, wording, (m) => [read(m)]);
+function brokerLine(name: string, head: RegExp, wording: string, read: (m: RegExpExecArray, message: string) => Draft): Template {
+  return headTemplate(name, head, wording, (m, message) => [read(m, message)]);
 }
 
 export const TEMPLATES: Template[] = [
@@ -117,11 +123,18 @@ export const TEMPLATES: Template[] = [
     "reset_offset",
     /\[reset-offset\] reset offset (started by (\S+)|success)\. topic=([^,\s]+), group=([^,\s]+)(?:, timestamp=(\d+))?/,
     "[reset-offset] reset offset started by {}. topic={}, group={}, timestamp={}, isForce={}",
-    (m) => ({
+    (m, message) => ({
       kind: "instance_lifecycle",
       group: m[4]!,
       topic: m[3]!,
-      detail: { action: "offset_reset", stage: m[1] === "success" ? "success" : "started", by: m[2], resetTo: m[5] === undefined ? undefined : Number(m[5]) },
+      // The success line names each client whose offsets were moved.
+      detail: {
+        action: "offset_reset",
+        stage: m[1] === "success" ? "success" : "started",
+        by: m[2],
+        resetTo: m[5] === undefined ? undefined : Number(m[5]),
+        clientId: /\bclientId=([^,\s]+)/.exec(message)?.[1],
+      },
     }),
   ),
   {
@@ -161,7 +174,7 @@ const DEFAULT_OFFSET = ROCKETMQ_UTC_OFFSET;
 
 /** Like the client log: a keyed kind whose line gives no msgId is kept as instance_lifecycle, marked unkeyed. */
 function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseContext): NormalizedEvent {
-  const consumer = consumerOf(draft.channel);
+  const consumer = draft.clientId === undefined ? consumerOf(draft.channel) : { instance: canonicalInstance(draft.clientId).canonical, raw: draft.clientId, remoteAddress: undefined };
   const msgId = draft.msgId ?? null;
   const unkeyed = draft.kind === "transaction" && msgId === null;
   return {
@@ -175,7 +188,7 @@ function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseCon
     broker: "rocketmq",
     topic: draft.topic ?? null,
     group: draft.group ?? null,
-    queue: null,
+    queue: draft.queue ?? null,
     queueOffset: null,
     instance: consumer.instance,
     retryTimes: null,
@@ -197,11 +210,135 @@ function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseCon
   };
 }
 
+type SignalAction = "connected" | "add" | "remove" | "trigger" | "channel_inactive" | "channel_expired" | "unregistered" | "group_removed" | "channel_closed";
+
+// A producer's channel or group holds no queue: its lines say nothing of a consumer group.
+const PRODUCER = /ProducerManager|producer group/i;
+
+/**
+ * The broker's facts by their anchors, for the wordings of other releases and forks and for lines cut or re-framed so
+ * that no template reads them: a channel removed from a consumer group, expired, closed idle; a queue lock of an
+ * orderly consumer handed to another client or released; a channel whose clientId changed; a registration that
+ * changed the group (the broker then tells its consumers to rebalance).
+ */
+export const SIGNALS: readonly Signal<SignalAction>[] = [
+  {
+    name: "client_id_changed",
+    action: "connected",
+    // 4.x `[BUG] consumer channel exist in broker, but clientId not equal. GROUP: … OLD: … NEW: …`; 5.x `ConsumerGroupInfo:
+    // consumer channel exists in broker, but clientId is not the same one, group=…, old clientChannelInfo=…, new …`.
+    anchor: /consumer channel exists? in broker, but clientId (?:is )?not (?:the same|equal)/,
+    wording: "a consumer channel now registers another clientId: the new one is the group's member on it",
+  },
+  {
+    name: "queue_lock_taken",
+    action: "add",
+    anchor: /\bI got it\b|lock a message(?: queue)? which has not been locked yet|try to lock a expired message queue/,
+    unless: /locked by other client/,
+    wording: "an orderly consumer took a queue's lock on the broker (a lock that had expired passes to the new client)",
+  },
+  {
+    name: "queue_lock_released",
+    action: "remove",
+    anchor: /\bunlockBatch, Group: |#unlockBatch: unlock mq\b/,
+    wording: "an orderly consumer released a queue's lock on the broker",
+  },
+  {
+    name: "channel_inactive",
+    action: "channel_inactive",
+    anchor: /NETTY EVENT: remov(?:e|ing) (?:not active|inactive|idle) channel/,
+    unless: PRODUCER,
+    wording: "a consumer's channel went inactive and was removed from its group",
+  },
+  {
+    name: "channel_expired",
+    action: "channel_expired",
+    anchor: /SCAN: remove expired channel/,
+    unless: new RegExp(`${PRODUCER.source}|all clear`, "i"),
+    wording: "a consumer's channel sent no heartbeat for 120 s and was removed",
+  },
+  { name: "unregistered", action: "unregistered", anchor: /unregister a consumer\b/, wording: "a consumer unregistered from its group" },
+  { name: "group_removed", action: "group_removed", anchor: /remove consumer group\b/, wording: "a consumer group's last connection left" },
+  {
+    name: "channel_closed",
+    action: "channel_closed",
+    // IDLE: nothing read or written for the channel's idle time (120 s), so the broker closes it, as after missed
+    // heartbeats. An `exceptionCaught` is not read: the `channelInactive` after it says the channel closed.
+    anchor: /NETTY SERVER PIPELINE: (?:IDLE exception|channelInactive)\b[^\n]{0,10}\d|closeChannel: close the connection/,
+    wording: "the broker closed or lost a client's channel",
+  },
+  { name: "connected", action: "connected", anchor: /new consumer connected\b/, unless: PRODUCER, wording: "a consumer connected to its group" },
+  {
+    name: "register_changed",
+    action: "trigger",
+    // 4.x `registerConsumer info changed ConsumerData [...] addr`; 5.x `ClientManageProcessor: registerConsumer info changed, …`.
+    anchor: /registerConsumer info changed\b/,
+    wording: "a consumer's registration changed its group (a new member or subscription): the broker tells the group to rebalance",
+  },
+];
+
+const SIGNAL_KINDS: Record<SignalAction, EventKind> = {
+  connected: "instance_lifecycle",
+  add: "rebalance",
+  remove: "rebalance",
+  trigger: "rebalance",
+  channel_inactive: "instance_lifecycle",
+  channel_expired: "instance_lifecycle",
+  unregistered: "instance_lifecycle",
+  group_removed: "instance_lifecycle",
+  channel_closed: "instance_lifecycle",
+};
+
+const CHANNEL_INFO = /ClientChannelInfo \[channel=[^\]]{0,200}\][^\]]{0,400}\]/g;
+const ADDRESS = /\b(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})\b/;
+
+function firstOf(text: string, ...patterns: RegExp[]): string | undefined {
+  for (const re of patterns) {
+    const value = re.exec(text)?.[1];
+    if (value !== undefined && value !== "") return value;
+  }
+  return undefined;
+}
+
+/** The queue-lock lines: the client that holds the lock now (4.x prints clientIds bare after the queue), and the one before. */
+function lockDrafts(kind: EventKind, group: string | undefined, detail: Detail, text: string): Draft[] {
+  const previous = firstOf(text, /OldClientId: (\S+)/, /old client id=([^,\s\]]+)/);
+  const clientId = firstOf(text, /NewClientId: (\S+)/, /new client id=([^,\s\]]+)/, /\bclientId=([^,\s\]]+)/) ?? rocketmqClientIdIn(text);
+  const base: Draft = {
+    kind,
+    group,
+    ...(clientId !== undefined && parseClientId(clientId) ? { clientId } : {}),
+    detail: { ...detail, previousClientId: previous, reason: previous === undefined ? undefined : "lock_expired" },
+  };
+  const queues = messageQueuesIn(text);
+  return queues.length === 0 ? [base] : queues.map((q) => ({ ...base, topic: q.topic, queue: `${q.broker}:${q.queueId}` }));
+}
+
+const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) => {
+  const kind = SIGNAL_KINDS[signal.action];
+  const group = firstOf(text, /\bGROUP: (\S+)/, /\bGroup: (\S+)/, /\bgroupName=([^,\s\]]+)/) ?? groupIn(text);
+  const detail: Detail = { action: signal.action, signal: signal.name };
+  if (signal.action === "add" || signal.action === "remove") return lockDrafts(kind, group, detail, text);
+  const channels = [...text.matchAll(CHANNEL_INFO)].map((m) => m[0]);
+  if (signal.name === "client_id_changed") {
+    // OLD is printed before NEW in both releases: the channel's consumer is the new one.
+    const previous = channels.length > 1 ? (parseChannel(channels[0]!).clientId ?? undefined) : undefined;
+    return [{ kind, group, channel: channels.at(-1), detail: { ...detail, reason: "client_id_changed", previousClientId: previous } }];
+  }
+  const channel = channels[0] ?? firstOf(text, /\[\/?(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})\]/, /channel=\/?([^,\s\]]+)/) ?? ADDRESS.exec(text)?.[1];
+  const reason = /IDLE exception/.test(text) ? "idle" : undefined;
+  return [{ kind, group: signal.action === "channel_closed" ? undefined : group, channel, detail: { ...detail, reason } }];
+});
+
 export function openBrokerLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const toEvents = (drafts: Draft[], line: DecodedLine, template: string) => drafts.map((draft) => finish(draft, template, line, ctx));
-  return javaRecords((line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents));
+  return javaRecords(
+    (line, lineNo) => readTemplateLine(line, lineNo, TEMPLATE_SET, options, toEvents, undefined, SIGNAL_SET),
+    (line, lineNo) => readTemplateLine(line, lineNo, SIGNAL_SET, options, toEvents),
+  );
 }
+
 
 /** One line read as a whole input. */
 export function parseBrokerLogLine(line: string, lineNo: number, ctx: ParseContext): LineResult {

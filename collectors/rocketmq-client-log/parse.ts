@@ -86,18 +86,21 @@ function keysOf(messages: MessageToken[]): string[] | undefined {
 }
 
 interface PerQueueWording {
+  /** The words as a regular expression, where other releases word the step differently. */
+  pattern?: string;
   /** What the line says after the queue, as a regular expression. */
   suffix?: string;
   reason?: string;
 }
 
 /** A `doRebalance, {group}, …, {mq}` line about one queue. */
-function perQueue(name: string, wording: string, action: string, { suffix = "", reason }: PerQueueWording = {}): Template {
-  const full = new RegExp(`^(?:\\[BUG\\])?doRebalance, (?<group>[^,\\s]+), ${wording}, ${MQ}${suffix}$`);
+function perQueue(name: string, wording: string, action: string, { pattern, suffix = "", reason }: PerQueueWording = {}): Template {
+  const words = pattern ?? wording;
+  const full = new RegExp(`^(?:\\[BUG\\])?doRebalance, (?<group>[^,\\s]+), ${words}, ${MQ}${suffix}$`);
   return {
     name,
-    head: new RegExp(`(?:\\[BUG\\])?doRebalance, [^,]*, ${wording}, `),
-    wording: `doRebalance, {group}, ${wording.replace(/\\/g, "")}, {mq}`,
+    head: new RegExp(`(?:\\[BUG\\])?doRebalance, [^,]*, ${words}, `),
+    wording: `doRebalance, {group}, ${wording}, {mq}`,
     read(message) {
       const groups = full.exec(message)?.groups;
       const mq = groups && parseMessageQueue(groups.mq!);
@@ -440,6 +443,22 @@ const pullOffsetIllegal: Template = {
   },
 };
 
+/**
+ * A BROADCASTING consumer takes every queue of a topic; when the topic's queues change it logs the whole set (twice:
+ * `messageQueueChanged {group} {topic} {mqSet} {mqSet}`), its new queue set as a clustering consumer's result line says it.
+ */
+const broadcastQueueChanged: Template = {
+  name: "broadcast_queue_changed",
+  head: /messageQueueChanged \S+ \S+ \[/,
+  wording: "messageQueueChanged {group} {topic} {mqSet} {mqSet}",
+  read(message) {
+    const m = /^messageQueueChanged (\S+) (\S+) \[/.exec(message);
+    if (!m) return undefined;
+    const queues = [...new Set(messageQueuesIn(message).map((q) => queueName({ brokerName: q.broker, queueId: q.queueId })))];
+    return [{ kind: "rebalance", group: m[1]!, topic: m[2]!, detail: { action: "result", allocatedBy: "client", queues } }];
+  },
+};
+
 function lifecycle(name: string, wording: string, action: string): Template {
   const full = new RegExp(`^the consumer \\[(?<group>[^\\]\\s]+)\\] ${wording}\\.?$`);
   return {
@@ -480,12 +499,13 @@ function clientLifecycle(name: string, head: RegExp, wording: string, action: st
 export const TEMPLATES: Template[] = [
   resultChanged,
   brokerResultChanged,
-  perQueue("rebalance_remove_mq", "remove unnecessary mq", "remove", { suffix: "(?:, because pull is pause.*)?" }),
-  perQueue("rebalance_truncate_mq", "truncateMessageQueueNotMyTopic remove unnecessary mq", "remove", { reason: "topic_unsubscribed" }),
+  // 5.x's pop consumers log the same steps with `pop` in them, and 5.x says `try remove` where 4.x said `remove`.
+  perQueue("rebalance_remove_mq", "remove unnecessary mq", "remove", { pattern: "(?:try )?remove unnecessary (?:pop )?mq", suffix: "(?:, because (?:pull|pop) is pause.*)?" }),
+  perQueue("rebalance_truncate_mq", "truncateMessageQueueNotMyTopic remove unnecessary mq", "remove", { pattern: "truncateMessageQueueNotMyTopic remove unnecessary (?:pop )?mq", reason: "topic_unsubscribed" }),
   perQueue("rebalance_add_mq_failed", "add a new mq failed", "add_failed", { suffix: ", because lock failed", reason: "lock_failed" }),
   perQueue("rebalance_add_mq_failed", "add new mq failed", "add_failed", { reason: "offset_unavailable" }),
-  perQueue("rebalance_add_mq", "add a new mq", "add"),
-  perQueue("rebalance_mq_exists", "mq already exists", "exists"),
+  perQueue("rebalance_add_mq", "add a new mq", "add", { pattern: "add a new (?:pop )?mq" }),
+  perQueue("rebalance_mq_exists", "mq already exists", "exists", { pattern: "mq (?:pop )?already exists" }),
   assignmentsChanged,
   dropMq,
   receiptHandleInvalid,
@@ -510,6 +530,9 @@ export const TEMPLATES: Template[] = [
   // 3.x: `doRebalance, {group}, add a new pull request PullRequest [consumerGroup={}, messageQueue={mq}, …]`
   queueLine("rebalance_add_pull_request", /doRebalance, [^,]*, add a new pull request /, "doRebalance, {group}, add a new pull request {}", "rebalance", "add"),
   queueLine("pull_request_dropped", /the pull request\[PullRequest \[/, "the pull request[{}] is dropped.", "rebalance", "dropped"),
+  queueLine("pop_request_dropped", /the pop request\[PopRequest \[/, "the pop request[{}] is dropped.", "rebalance", "dropped"),
+  queueLine("lite_poll_dropped", /The message queue not be able to poll, because it's dropped\./, "The message queue not be able to poll, because it's dropped. group={}, messageQueue={mq}", "rebalance", "dropped"),
+  broadcastQueueChanged,
   queueLine("orderly_queue_dropped", /the message queue not be able to consume, because it's dropped\./, "the message queue not be able to consume, because it's dropped. group={} {mq}", "rebalance", "dropped"),
   queueLine("lite_pull_cancelled", /The Pull Task is cancelled after doPullTask, /, "The Pull Task is cancelled after doPullTask, {mq}", "rebalance", "dropped"),
   {
@@ -610,7 +633,21 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
   };
 }
 
-type SignalAction = "starting" | "trigger" | "consume_exception" | "consume_timeout" | "offset_reset" | "shutdown" | "start" | "channel_closed" | "producer_resend" | "remove" | "add";
+type SignalAction =
+  | "starting"
+  | "trigger"
+  | "result"
+  | "consume_exception"
+  | "consume_timeout"
+  | "offset_reset"
+  | "shutdown"
+  | "start"
+  | "channel_closed"
+  | "producer_resend"
+  | "dropped"
+  | "add_failed"
+  | "remove"
+  | "add";
 
 const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
 
@@ -635,16 +672,23 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     wording: "the broker notified a change of the group's members: a rebalance follows",
   },
   {
+    name: "result",
+    action: "result",
+    // The Go client's `MessageQueue do balance done` (rebalanceResultSet=…) and its pull consumer's result line.
+    anchor: /\bdo balance done\b|\brebalance result changed\b/i,
+    wording: "the instance's new queue set after a rebalance (the Go client's `MessageQueue do balance done … rebalanceResultSet=[…]`)",
+  },
+  {
     name: "consume_timeout",
     action: "consume_timeout",
-    anchor: /consume (?:message )?time(?:d)? ?out|consumeTimeout.{0,20}(?:expired|exceeded)|clean expired msg/i,
+    anchor: /consume (?:message )?time(?:d)? ?out|consumeMessage\w{0,12} time ?out|consumeTimeout.{0,20}(?:expired|exceeded)|clean expired msg/i,
     wording: "a consume ran past consumeTimeout; the message is sent back",
   },
   {
     name: "consume_exception",
     action: "consume_exception",
     anchor:
-      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage exception|consumeMessage (?:Orderly )?return (?:null|not OK)|fail(?:ed)? to consume|raised an exception while consuming|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
+      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage\w{0,12} (?:exception|error|panic)|send(?:ing)? (?:the )?message back|sendMessageBack\w{0,12} (?:exception|fail)|consumeMessage (?:Orderly )?return (?:null|not OK)|fail(?:ed)? to consume|raised an exception while consuming|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
     unless: /consume (?:message |msg )?success|CONSUME_SUCCESS/i,
     wording: "a consume attempt failed and will be retried",
   },
@@ -680,11 +724,25 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     wording: "a send failed and the producer sends again",
   },
   {
+    name: "dropped",
+    action: "dropped",
+    // 5.x `Process queue has been dropped, no longer receive message, mq=…`; the Go client's `quit pullMessage for
+    // dropped queue`; any `… not be able to …, because it's dropped`.
+    anchor: /(?:process ?queue|pull ?request|pop ?request|message ?queue)\b[^.\n]{0,40}\b(?:has been|is|was) dropped|because it(?:'s| is| was) dropped|for dropped queue/i,
+    wording: "a queue's process queue was found dropped: the queue left this instance",
+  },
+  {
+    name: "add_failed",
+    action: "add_failed",
+    anchor: /add (?:a )?new (?:pop )?(?:mq|message ?queue) fail/i,
+    wording: "adding a queue failed (its lock or offset could not be had)",
+  },
+  {
     name: "remove",
     action: "remove",
-    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:mq|message ?queue|process ?queue)/i,
+    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:pop )?(?:mq|message ?queue|process ?queue)/i,
     // `remove unnecessary messageQueue offset` cleans the offset store; the queue stays.
-    unless: /fail|offset/i,
+    unless: /fail|messageQueue offset|offset ?table/i,
     wording: "a queue was removed from this instance",
   },
   {
@@ -699,6 +757,9 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
 const KINDS: Record<SignalAction, EventKind> = {
   starting: "instance_lifecycle",
   trigger: "rebalance",
+  result: "rebalance",
+  dropped: "rebalance",
+  add_failed: "rebalance",
   consume_timeout: "consume_end",
   consume_exception: "consume_end",
   offset_reset: "instance_lifecycle",
@@ -711,23 +772,32 @@ const KINDS: Record<SignalAction, EventKind> = {
 };
 
 const MODEL = /\bmessageModel=(\w{1,20})/;
-const MSG_ID = /\b(?:msgId|messageId|UNIQ_KEY|MsgId)[=:]\s?['"]?([0-9A-F]{32})\b/;
+// The 5.x gRPC client names a queue `mq=broker.topic.queueId`.
+const GRPC_MQ = /\bmq=([\w%-]{1,255}\.[\w%-]{1,255}\.\d{1,6})\b/;
+// Outside a MessageExt dump, a UNIQ_KEY is still the id the application knows.
+const UNIQ_KEY = /\bUNIQ_KEY[=:]\s?([0-9A-F]{32})\b/;
+const MSG_ID = /\b(?:msgId|messageId|MsgId)[=:]\s?['"]?([0-9A-F]{32})\b/;
 const RECONSUME = /\breconsumeTimes[=:]\s?(\d{1,4})\b/i;
 const TOPIC = /\btopic[=:]\s?['"]?([%\w.-]{1,255})/i;
 
 const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) => {
   const kind = KINDS[signal.action];
   const queues = messageQueuesIn(text);
-  const msgId = MSG_ID.exec(text)?.[1];
-  const retry = RECONSUME.exec(text)?.[1];
+  // A dumped MessageExt is read as the templates read it: its id is the UNIQ_KEY, its queue and offset its own.
+  const message = parseMessages(text)[0];
+  const msgId = message?.msgId ?? UNIQ_KEY.exec(text)?.[1] ?? MSG_ID.exec(text)?.[1];
+  const retry = message?.reconsumeTimes ?? RECONSUME.exec(text)?.[1];
+  const ownQueue = message?.brokerName && message.queueId !== null ? { queue: queueName({ brokerName: message.brokerName, queueId: message.queueId }) } : {};
   const base: Draft = {
     kind,
     aboutMessages: kind === "consume_end" || kind === "send_attempt",
     clientId: clientIdIn(text) ?? rocketmqClientIdIn(text),
     group: groupIn(text) ?? null,
-    topic: queues[0]?.topic ?? TOPIC.exec(text)?.[1] ?? null,
+    topic: queues[0]?.topic ?? message?.topic ?? TOPIC.exec(text)?.[1] ?? null,
+    ...ownQueue,
+    ...(message ? { offsetMsgId: message.offsetMsgId, queueOffset: message.queueOffset } : {}),
     ...(msgId ? { msgId } : {}),
-    ...(retry !== undefined ? { retryTimes: Number(retry) } : {}),
+    ...(retry !== undefined && retry !== null ? { retryTimes: Number(retry) } : {}),
     ...(kind === "consume_end" ? { success: false } : {}),
     detail: {
       action: signal.action,
@@ -737,6 +807,11 @@ const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) =>
       ...(signal.action === "starting" ? { messageModel: MODEL.exec(text)?.[1]?.toUpperCase() } : {}),
     },
   };
+  // A result names the whole set at once, as the Java template's `queues` does.
+  if (signal.action === "result") return [{ ...base, detail: { ...base.detail, allocatedBy: "client", queues: queues.map((mq) => `${mq.broker}:${mq.queueId}`) } }];
+  const grpcQueue = queues.length === 0 ? GRPC_MQ.exec(text)?.[1] : undefined;
+  const grpc = grpcQueue === undefined ? undefined : parseGrpcMessageQueue(grpcQueue);
+  if (grpc) return [{ ...base, ...queueOf(grpc) }];
   // A rebalance line is about its queues; other lines keep the first queue they name.
   if (queues.length === 0) return [base];
   const each = kind === "rebalance" ? queues : queues.slice(0, 1);
