@@ -12,7 +12,8 @@ export interface TopicPartition {
 const TOPIC = "[A-Za-z0-9._-]{1,249}";
 // kafka-python/aiokafka repr; librdkafka `t [0]`, `t[0]@12`; Java `t-0`, `{t-7=OffsetAndMetadata{…}}`.
 const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})/g;
-const BRACKET_TP = new RegExp(`(?<![\\w.-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
+// Not a `key=value`'s value either: Java's `offsetEpoch=Optional[4]` is an epoch, not partition 4 of topic Optional.
+const BRACKET_TP = new RegExp(`(?<![\\w.=-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
 // Not a `key=value`'s value: `clientId=consumer-g-1` names a client, not partition 1 of topic consumer-g.
 const DASH_TP = new RegExp(`(?<![\\w.=-])(${TOPIC})-(\\d{1,6})(?=[\\s,\\]}=)]|$)`, "g");
 // A list the dash notation is trusted in: a [] or {} list, or a plain list, that a partition word leads, where `t-0`
@@ -81,13 +82,18 @@ export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value
 export const memberIdIn = (text: string) =>
   firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
 
-/** Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `epoch 3`. */
-export const generationIn = (text: string) => firstNumber(text, /\b(?:generation(?:_?id)?|member epoch|epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
+/**
+ * Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `Member m with epoch 3`,
+ * `local epoch 3`, `memberEpoch=3`. A bare `epoch` is not one: `leader epoch 3`, `LeaderAndEpoch{…, epoch=5}` and
+ * `offsetEpoch=…` name a partition leader's epoch.
+ */
+export const generationIn = (text: string) =>
+  firstNumber(text, /\b(?:generation(?:_?id)?|member[ _]?epoch|(?:with|local) epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
 /** A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
 export const groupIn = (text: string) =>
   firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
-  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b)([A-Za-z0-9._-]{1,255})\b/);
+  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */
 export const clientIdIn = (text: string) =>

@@ -198,6 +198,21 @@ function rdkafkaTemplate(name: string, head: RegExp, wording: string, read: (m: 
   return { ...template, ownTime: (_message, text) => rdkafkaTime(text) };
 }
 
+/**
+ * librdkafka moved a partition's fetch position (`orders [0]: offset reset (at offset 1500 (leader epoch 3), broker 1)
+ * to offset BEGINNING (leader epoch -1): fetch failed due to requested offset not available on the broker: Broker:
+ * Offset out of range`). Back, or to BEGINNING, everything from there is consumed again; forward, or to END, it skips.
+ */
+function readRdkafkaReset(m: RegExpExecArray, message: string): Draft[] {
+  const partition = Number(m[2]);
+  const number = (text: string) => (/^-?\d+$/.test(text) ? Number(text) : undefined);
+  const [fromOffset, toOffset] = [number(m[3]!), number(m[4]!)];
+  const strategy: ResetStrategy | undefined = m[4] === "BEGINNING" ? "earliest" : m[4] === "END" ? "latest" : undefined;
+  const forward = fromOffset !== undefined && toOffset !== undefined ? toOffset >= fromOffset : strategy === "latest";
+  const detail = { fromOffset, toOffset, strategy, reason: /out of range/i.test(message) ? "out_of_range" : undefined };
+  return [{ action: forward ? "offset_skipped" : "offset_reset", wording: "{topic} [{partition}]: offset reset (at {}, broker {}) to {}: {reason}", partitions: [{ topic: m[1]!, partition }], detail }];
+}
+
 /** A join-state change names what the consumer does next. */
 function joinStateAction(to: string): ConsumerAction | undefined {
   if (/unassign|revoke/.test(to)) return "revoke";
@@ -214,7 +229,8 @@ const RDKAFKA_TEMPLATES: Template[] = [
   rdkafkaTemplate("rdkafka_rebalancing", /Group "[^"]*" (?:is rebalancing|initiating rebalance)/, 'Group "{}" is rebalancing …', () => [
     { action: "joining", wording: 'Group "{}" is rebalancing …' },
   ]),
-  rdkafkaTemplate("rdkafka_delegating", /(?:Group "[^"]*": )?delegating (assign|revoke) of (\d+) partition\(s\)/, 'Group "{}": delegating assign|revoke of {} partition(s) …', (m) => [
+  // 1.6+ cooperative rebalances say `delegating incremental assign|revoke of …`.
+  rdkafkaTemplate("rdkafka_delegating", /(?:Group "[^"]*": )?delegating (?:incremental )?(assign|revoke) of (\d+) partition\(s\)/, 'Group "{}": delegating assign|revoke of {} partition(s) …', (m) => [
     { action: m[1] === "assign" ? "assign" : "revoke", wording: `Group "{}": delegating ${m[1]} of {} partition(s) …`, detail: { partitionCount: Number(m[2]) } },
   ]),
   rdkafkaTemplate("rdkafka_new_assignment", /Group "[^"]*": new assignment of (\d+) partition\(s\)(?: in join state (\S+))?/, 'Group "{}": new assignment of {} partition(s) …', (m) => [
@@ -231,6 +247,11 @@ const RDKAFKA_TEMPLATES: Template[] = [
   rdkafkaTemplate("rdkafka_max_poll", /Application maximum poll interval \((\d+)ms\) exceeded by (\d+)ms/, "Application maximum poll interval ({}ms) exceeded by {}ms …: leaving group", (m) => [
     { action: "poll_timeout", wording: "Application maximum poll interval ({}ms) exceeded by {}ms …: leaving group", detail: { maxPollIntervalMs: Number(m[1]), exceededByMs: Number(m[2]) } },
   ]),
+  rdkafkaTemplate("rdkafka_lost", /Group "[^"]*": current assignment (?:of (\d+) partition\(s\) lost|no longer considered lost)/, 'Group "{}": current assignment of {} partition(s) lost: {}', (m, message) =>
+    // `no longer considered lost`: an assign() took the assignment back; nothing was lost.
+    m[1] === undefined ? [] : [{ action: "lost", wording: 'Group "{}": current assignment of {} partition(s) lost: {}', detail: { partitionCount: Number(m[1]), reason: /lost: (.*)$/.exec(message)?.[1] } }],
+  ),
+  rdkafkaTemplate("rdkafka_offset_reset", /([\w.-]{1,249}) \[(\d{1,6})\]: offset reset \(at (?:offset )?(-?\d{1,20}|[A-Z]{1,12})[^)]{0,40}\)?[^)]{0,40}\) to (?:offset )?(-?\d{1,20}|[A-Z]{1,12})/, "{topic} [{partition}]: offset reset (at offset {}, broker {}) to offset {}: {reason}", readRdkafkaReset),
   rdkafkaTemplate("rdkafka_leave", /(?:Group "[^"]*": leave\b|LeaveGroup response received)/, 'Group "{}": leave (in state {})', () => [{ action: "leave_group", wording: 'Group "{}": leave (in state {})' }]),
   rdkafkaTemplate("rdkafka_rebalance_cb", /RebalanceCb: Local: (Assign|Revoke) partitions: (.*)$/, "RebalanceCb: Local: Assign|Revoke partitions: {}", (m) => [
     { action: m[1] === "Assign" ? "assign" : "revoke", wording: `RebalanceCb: Local: ${m[1]} partitions: {}`, partitions: rdkafkaPartitions(m[2]!) },
@@ -263,7 +284,8 @@ const WORKER_TEMPLATES: Template[] = [
   simple("worker_forcing_rebalance", /Current config state offset \S+ does not match group assignment \S+\. Forcing rebalance\./, "worker_rebalance", "Current config state offset {} does not match group assignment {}. Forcing rebalance.", () => ({ worker: true })),
 ];
 
-const TOPIC_PARTITION = "([A-Za-z0-9._-]+-\\d+)";
+// Java's `t-0`; kafka-python's and aiokafka's `TopicPartition(topic='t', partition=0)`.
+const TOPIC_PARTITION = "([A-Za-z0-9._-]+-\\d+|TopicPartition\\(topic=u?'[^']*', partition=\\d+\\))";
 
 /** One partition named by an offset line, as TopicPartition prints it. */
 function onePartition(token: string): TopicPartition[] | undefined {
@@ -280,7 +302,7 @@ const offsetOutOfRange: Template = {
   atStart: true,
   wording: "Fetch position FetchPosition{offset={}, …} is out of range for partition {}, resetting offset",
   read(message) {
-    const m = new RegExp(`^Fetch (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+).*?\\}) is out of range(?: for partition ${TOPIC_PARTITION})?`).exec(message);
+    const m = new RegExp(`^Fetch (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+).*?\\}) is out of range(?: for (?:topic-)?partition ${TOPIC_PARTITION})?`).exec(message);
     if (!m) return undefined;
     const fromOffset = Number(m[1] ?? m[2]);
     if (!Number.isSafeInteger(fromOffset)) return "offset: not a whole number";
@@ -444,7 +466,7 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  */
 // The 3.7+/4.x consumer (KIP-848) logs its state machine: `Member m with epoch 3 transitioned from STABLE to FENCED.`
 const MEMBER_GONE =
-  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|no longer (?:a )?(?:part|member) of the group/i;
+  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|has been fenced|\bis fenced\b|no longer (?:a )?(?:part|member) of the group|generation id is not\s{1,3}current|membership out of date/i;
 const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
@@ -473,13 +495,16 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "lost",
     action: "lost",
-    anchor: /partitions? (?:were |have been )?lost|Lost previously assigned partitions|onPartitionsLost|\|LOST\|/i,
+    anchor: /partitions? (?:were |have been )?lost|Lost previously assigned partitions|onPartitionsLost|\|LOST\||\bassignment (?:was |has been )?lost\b/i,
+    // librdkafka's `current assignment no longer considered lost`: an assign() took it back.
+    unless: /no longer considered lost/,
     wording: "partitions lost",
   },
   {
     name: "revoke",
     action: "revoke",
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions/i,
+    // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
@@ -487,7 +512,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|assignments? received/i,
+      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
     unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
