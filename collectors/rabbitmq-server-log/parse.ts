@@ -48,13 +48,14 @@ const CONNECTION = /^(.*?)(?:, vhost: '(.*?)', user: '(.*?)')?(?:, state: \w+)?(
 const CLOSING = /^closing AMQP connection (?:(<[\d.]+>)[. ]*)?(?:\((.*?)(?:\)(:?)|$))?[^\n]*\n?([\s\S]*)$/;
 const CONNECTION_ERROR = /^Error on AMQP connection (<[\d.]+>) \((.*?)\)(?:, state: \w+)?, channel (\d+):\s*([\s\S]*)$/;
 const FORCED_CLOSE = /^Closing connection (<[\d.]+>) because "?(.*?)"?$/;
-const KNOWN_START = /^(?:closing AMQP connection [<(]|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
+const KNOWN_START = /^(?:[Cc]losing AMQP connection [<(]|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
 const TIMEOUT_USED = /Timeout value used: (-?\d+) ms/;
 const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>) \((.*)\), channel (\d+):\s*([\s\S]*)$/;
 const EXCEPTION = /^operation (\S+) caused a (?:channel|connection) exception (\w+): ([\s\S]*)$/;
 /** Before 3.7 the reason is the Erlang term: `{amqp_error,precondition_failed,"unknown delivery tag 1",'basic.ack'}`. */
 const AMQP_ERROR = /^\{amqp_error,\s*(\w+),\s*"((?:[^"\\]|\\.)*)",\s*([^}]*)\}$/;
 const ACK_TIMED_OUT = /acknowledgement on channel \d+ timed out|consumer ack timed out on channel \d+/;
+const BEFORE_HANDSHAKE = /^(?:TLS client detected on non-TLS AMQP port|HTTP GET request detected on AMQP port|client did not start with AMQP protocol header)/;
 const HEARTBEATS = /^(?:missed heartbeats from client, timeout: (\d+)s|\{heartbeat_timeout,\w+\})$/i;
 const LOST = /^(?:client unexpectedly closed TCP connection|connection_closed_abruptly|\{writer,send_failed,[^}]*\}|\{inet_error,[^}]*\})$/;
 
@@ -96,6 +97,53 @@ const TIMEOUTS: { pattern: RegExp; template: string; read(m: RegExpExecArray): O
 const FORMATTER_TIMEOUT =
   /^FORMATTER CRASH: \{"Consumer '~ts' on channel ~w and ~ts has timed out[^"]*",\[(?:<<")?([^,"\]]*?)(?:">>)?,(\d+),"queue '(.*?)' in vhost '(.*?)'",(\d+),(\d+)\]\}/;
 
+/**
+ * Closes in the words of other releases and of the MQTT, STOMP and AMQP 1.0 readers, by their anchors: 4.3's
+ * operator close (`Closing AMQP connection <pid> (…): Closed via management plugin`, WARNING), an expired credential,
+ * an AMQP 1.0 close, MQTT's keepalive timeout and consumer timeout, STOMP's missed heartbeats, MQTT's closes by the
+ * management plugin or CLI. Each names the fact and where the connection's name sits.
+ */
+const OTHER_CLOSES: { name: string; pattern: RegExp; action: "connection_closed" | "heartbeat_missed" | "ack_timeout"; wording: string }[] = [
+  {
+    name: "forced_close_43",
+    pattern: /^Closing AMQP connection (?<pid><[\d.]+>) \((?<conn>.*)\): (?<reason>[\s\S]*)$/,
+    action: "connection_closed",
+    wording: "Closing AMQP connection {} ({}, vhost: '{}', user: '{}'): {}",
+  },
+  {
+    name: "credential_expired",
+    pattern: /^closing AMQP connection (?<name>.*?) of user '(?<user>[^']*)': (?<reason>credential has expired)/,
+    action: "connection_closed",
+    wording: "closing AMQP connection {} of user '{}': credential has expired",
+  },
+  { name: "amqp10_close", pattern: /^Closing AMQP 1\.0 connection (?<pid><[\d.]+>): (?<reason>[\s\S]*)$/, action: "connection_closed", wording: "Closing AMQP 1.0 connection {}: {}" },
+  {
+    name: "mqtt_keepalive",
+    pattern: /^closing MQTT connection (?:<<")?(?<name>.*?)(?:">>)? \((?<reason>keepalive timeout)\)/,
+    action: "heartbeat_missed",
+    wording: "closing MQTT connection {} (keepalive timeout)",
+  },
+  {
+    name: "stomp_heartbeat",
+    pattern: /^STOMP detected missed client heartbeat\(s\) on connection (?<name>.*?), closing it/,
+    action: "heartbeat_missed",
+    wording: "STOMP detected missed client heartbeat(s) on connection {}, closing it",
+  },
+  {
+    name: "mqtt_consumer_timeout",
+    pattern: /^Terminating MQTT connection because consumer on queue '(?<queue>[^']*)' in vhost '(?<vhost>[^']*)' timed out/,
+    action: "ack_timeout",
+    wording: "Terminating MQTT connection because consumer on queue '{}' in vhost '{}' timed out",
+  },
+  {
+    name: "stomp_close",
+    pattern: /^closing STOMP connection (?<pid><[\d.]+>) \((?<name>[^)]*)\)(?:, reason: (?<reason>[\s\S]*))?$/,
+    action: "connection_closed",
+    wording: "closing STOMP connection {} ({})[, reason: {}]",
+  },
+  { name: "mqtt_close", pattern: /^MQTT closing connection (?:<<")?(?<name>.*?)(?:">>)?: (?<reason>[\s\S]*)$/, action: "connection_closed", wording: "MQTT closing connection {}: {}" },
+];
+
 /** The records this parser reads, in words (for `dupscope explain`). */
 export const WORDINGS: readonly { name: string; wording: string }[] = [
   { name: "closing", wording: "closing AMQP connection {} ({}): client unexpectedly closed TCP connection | missed heartbeats from client, timeout: {}s" },
@@ -103,6 +151,7 @@ export const WORDINGS: readonly { name: string; wording: string }[] = [
   { name: "channel_error", wording: "Channel error on connection {} ({}), channel {}: operation {} caused a channel exception {}: {}" },
   { name: "forced_close", wording: 'Closing connection {} because "{}"' },
   ...TIMEOUTS.map((t, i) => ({ name: `consumer_timeout_${i + 1}`, wording: t.template })),
+  ...OTHER_CLOSES.map((c) => ({ name: c.name, wording: c.wording })),
 ];
 
 interface ConsumerTimeout {
@@ -331,10 +380,14 @@ export function openServerLog(ctx: ParseContext): LineParser {
       return known ? { events: [], issue: { line: record.lineNo, code: "invalid_field", reason: `timestamp: ${record.time}` } } : { events: [], skipped: true };
     }
     const time = record.time;
+    const other = otherClose(record, time, message);
+    if (other) return { events: [other] };
     const closing = CLOSING.exec(message);
     if (closing) {
       const c = connectionOf(closing[1] ?? record.pid ?? "", closing[2] ?? "");
       const reason = closing[4]!.trim();
+      // Refused before the AMQP handshake (a TLS or HTTP client on the AMQP port): no consumer was ever there.
+      if (BEFORE_HANDSHAKE.test(reason)) return { events: [], skipped: true };
       if (reason === "") return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "closing AMQP connection {} ({})")] };
       if (LOST.test(reason)) return { events: [connectionEvent(record, time, ctx, c, "connection_lost", "closing AMQP connection {} ({}): client unexpectedly closed TCP connection", { reason })] };
       const hb = HEARTBEATS.exec(reason);
@@ -443,6 +496,18 @@ export function openServerLog(ctx: ParseContext): LineParser {
       return remember(record.pid ?? "", { timeout, record, time });
     }
     return { events: [], skipped: true };
+  }
+
+  function otherClose(record: LogRecord, time: FoundTime, message: string): NormalizedEvent | undefined {
+    for (const form of OTHER_CLOSES) {
+      const g = form.pattern.exec(message)?.groups;
+      if (!g) continue;
+      const c = g.conn !== undefined ? connectionOf(g.pid!, g.conn) : { ...connectionOf(g.pid ?? record.pid ?? "", g.name ?? ""), user: g.user ?? null };
+      const reason = g.reason?.replace(/\s+/g, " ").trim().replace(/^"(.*)"$/, "$1");
+      const event = connectionEvent(record, time, ctx, c, form.action, form.wording, present({ reason, vhost: g.vhost }));
+      return g.queue === undefined ? event : { ...event, group: g.queue, queue: g.queue };
+    }
+    return undefined;
   }
 
   /** Completes a record; its events are attributed to its first line. */
