@@ -688,7 +688,7 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     name: "consume_exception",
     action: "consume_exception",
     anchor:
-      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage\w{0,12} (?:exception|error|panic)|send(?:ing)? (?:the )?message back|sendMessageBack\w{0,12} (?:exception|fail)|consumeMessage (?:Orderly )?return (?:null|not OK)|fail(?:ed)? to consume|raised an exception while consuming|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
+      /consume (?:message |msg )?(?:fail(?:ed|ure)?|exception|error)|consumeMessage\w{0,12} (?:exception|error|panic)|send(?:ing)? (?:the )?message back|sendMessageBack\w{0,12} (?:exception|fail)|messages back to mq:.{0,200}failed|re-consume launched|consumeMessage (?:Orderly )?return (?:null|not OK)|fail(?:ed)? to consume|raised an exception while consuming|RECONSUME_LATER|(?:handle|process(?:ing)?) (?:the )?message (?:fail(?:ed)?|exception|error)/i,
     unless: /consume (?:message |msg )?success|CONSUME_SUCCESS/i,
     wording: "a consume attempt failed and will be retried",
   },
@@ -728,7 +728,8 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     action: "dropped",
     // 5.x `Process queue has been dropped, no longer receive message, mq=…`; the Go client's `quit pullMessage for
     // dropped queue`; any `… not be able to …, because it's dropped`.
-    anchor: /(?:process ?queue|pull ?request|pop ?request|message ?queue)\b[^.\n]{0,40}\b(?:has been|is|was) dropped|because it(?:'s| is| was) dropped|for dropped queue/i,
+    // The C++ client: `Pull request for {mq} is dropped, …`, `the queue has been marked as dropped`, `set as dropped`.
+    anchor: /(?:process ?queue|pull ?request|pop ?request|message ?queue|the queue)\b[^.\n]{0,160}\b(?:has been|is|was) (?:marked as |set as )?dropped|\bset as dropped\b|because it(?:'s| is| was) dropped|for dropped queue/i,
     wording: "a queue's process queue was found dropped: the queue left this instance",
   },
   {
