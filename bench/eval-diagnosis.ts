@@ -1,4 +1,5 @@
 // npm run eval:diagnosis [-- --keys N] [--seeds 1,2,3] [--skew-ms MS] [--with-skew] [--errors N] [--write-docs] [--spans]
+//                        [--raw-retention DURATION]
 // Grades the diagnosis engine against the simulator's truth: simulate every scenario in memory, parse every line
 // through the registry's parsers, select each key's input with lib/diagnosis/scope.ts exactly as the API does,
 // diagnose, and compare verdict by verdict with truth.json. Exit code 1 when a target fails.
@@ -9,13 +10,16 @@
 //   --write-docs    replace the "Evaluation" section of docs/diagnosis.md with the measured tables
 //   --spans         grade OpenTelemetry spans (lib/simulator/otel: Kafka and RocketMQ 5 through the Java agent's
 //                   instrumentations, plus the Kafka consumers' client logs) instead of the RocketMQ 4 cluster's files
+//   --raw-retention DURATION  (e.g. 1h, 1d) raw keyless lines older than this before a key's last event are gone when
+//                   it is diagnosed, as DUPSCOPE_RETENTION_EVENTS leaves them: the groups' members must still tell
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findFormat } from "../collectors/registry.ts";
 import type { LineResult } from "../collectors/types.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { instanceRelation } from "../lib/diagnosis/identity.ts";
-import { contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
+import { foldMembers, memberChangesIn, membersFor, membersSpan, type MemberInterval } from "../lib/diagnosis/members.ts";
+import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
 import { CONTEXT_ROW_LIMIT } from "../lib/queries/diagnosis-input.ts";
 import type { Delivery, KeyDiagnosis, Verdict } from "../lib/diagnosis/types.ts";
 import { CAUSES, OUTCOMES, type Cause, type Outcome } from "../lib/diagnosis/vocabulary.ts";
@@ -47,6 +51,7 @@ interface Options {
   writeDocs: boolean;
   /** Grade the OpenTelemetry span simulation (lib/simulator/otel) instead of the RocketMQ cluster's files. */
   spans: boolean;
+  rawRetentionMs: number | null;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -64,11 +69,28 @@ function parseArgs(argv: string[]): Options {
   if (seeds.length === 0 || seeds.some((s) => !Number.isSafeInteger(s))) usage("--seeds must be a comma-separated list of whole numbers");
   const keys = int("keys", DEFAULT_KEYS);
   if (keys === 0) usage("--keys must be positive");
-  return { keys, seeds, skewMs: int("skew-ms", DEFAULT_SKEW_MS), withSkew: argv.includes("--with-skew"), errors: int("errors", 0), writeDocs: argv.includes("--write-docs"), spans: argv.includes("--spans") };
+  const retention = value("raw-retention");
+  const rawRetentionMs = retention === undefined ? null : durationMs(retention);
+  return {
+    keys,
+    seeds,
+    skewMs: int("skew-ms", DEFAULT_SKEW_MS),
+    withSkew: argv.includes("--with-skew"),
+    errors: int("errors", 0),
+    writeDocs: argv.includes("--write-docs"),
+    spans: argv.includes("--spans"),
+    rawRetentionMs,
+  };
+}
+
+function durationMs(text: string): number {
+  const m = /^(\d+)(m|h|d)$/.exec(text);
+  if (m === null) usage("--raw-retention takes a whole number of minutes, hours or days: 30m, 6h, 1d");
+  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "m" | "h" | "d"];
 }
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npx tsx bench/eval-diagnosis.ts [--keys N] [--seeds 1,2,3] [--skew-ms MS] [--with-skew] [--errors N] [--write-docs] [--spans]`);
+  console.error(`${message}\nusage: npx tsx bench/eval-diagnosis.ts [--keys N] [--seeds 1,2,3] [--skew-ms MS] [--with-skew] [--errors N] [--write-docs] [--spans] [--raw-retention 1d]`);
   process.exit(2);
 }
 
@@ -142,20 +164,21 @@ class EventIndex {
   private readonly keylessByMsgId = new Map<string, NormalizedEvent[]>();
   private readonly byGroup = new TimeIndex();
   private readonly byHost = new TimeIndex();
-  /** Rule 3's candidates: the lines naming a group's messageModel. */
-  private readonly models: NormalizedEvent[] = [];
+  /** The groups' members over the whole run, as the store folds them (lib/store/group-members.ts). */
+  readonly members: MemberInterval[];
 
-  constructor(events: readonly NormalizedEvent[]) {
+  /** rawRetentionMs: raw keyless lines older than that before a key's last event are gone when it is diagnosed. */
+  constructor(events: readonly NormalizedEvent[], private readonly rawRetentionMs: number | null) {
     for (const e of events) {
       if (e.bizKey !== null) push(this.byKey, e.bizKey, e);
       else this.addKeyless(e);
     }
     this.byGroup.seal();
     this.byHost.seal();
+    this.members = foldMembers(memberChangesIn(events));
   }
 
   private addKeyless(e: NormalizedEvent): void {
-    if (isGroupModel(e)) this.models.push(e);
     if (e.msgId !== null) push(this.keylessByMsgId, e.msgId, e);
     if (e.group !== null) this.byGroup.add(e.group, e);
     else if (e.instance !== null) this.byHost.add(canonicalInstance(e.instance).host, e);
@@ -168,17 +191,27 @@ class EventIndex {
     return stableByTs([...own, ...named]);
   }
 
-  /** scope.ts, rules 2 and 3: keyless events of the key's groups and hosts within its window, and each group's model line. */
+  /** The oldest raw line still stored when the key is diagnosed (at its last event). */
+  private rawFrom(events: readonly NormalizedEvent[]): number {
+    return this.rawRetentionMs === null ? -Infinity : Math.max(...events.map((e) => e.ts)) - this.rawRetentionMs;
+  }
+
+  /** scope.ts, rule 2: keyless events of the key's groups and hosts within its window, those the retention left. */
   context(events: NormalizedEvent[], scope: ContextScope): NormalizedEvent[] {
+    const from = this.rawFrom(events);
     const candidates = [
       ...scope.windows.flatMap((w) => [
         ...scope.groups.flatMap((g) => this.byGroup.range(g, w.from, w.to)),
         ...scope.hosts.flatMap((h) => this.byHost.range(h, w.from, w.to)),
       ]),
-    ];
-    const around = contextOf(events, candidates);
-    const seen = new Set(around.map((e) => e.id));
-    return stableByTs([...groupModelsOf(events, this.models).filter((e) => !seen.has(e.id)), ...around]);
+    ].filter((e) => e.ts >= from);
+    return stableByTs(contextOf(events, candidates));
+  }
+
+  /** The key's groups' members, as the store answers (membersFor), each knowing whether its first line is still stored. */
+  membersOf(events: readonly NormalizedEvent[], scope: ContextScope): MemberInterval[] {
+    const from = this.rawFrom(events);
+    return membersFor(this.members, scope.groups, membersSpan(events)).map((i) => ({ ...i, sinceRaw: i.since !== null && i.since >= from }));
   }
 }
 
@@ -372,7 +405,7 @@ function diagnose(index: EventIndex, bizKey: string, tally: Tally): KeyDiagnosis
   tally.contextMax = Math.max(tally.contextMax, context.length);
   // The store caps each merged context window at CONTEXT_ROW_LIMIT rows; counted here, not applied.
   if (context.length > CONTEXT_ROW_LIMIT) tally.contextOverLimit++;
-  return diagnoseKey({ bizKey, events, context });
+  return diagnoseKey({ bizKey, events, context, members: scope === undefined ? [] : index.membersOf(events, scope) });
 }
 
 /**
@@ -399,14 +432,14 @@ function recordTruth(seed: number, truth: Truth, tally: Tally): Map<string, Dupl
 }
 
 /** One seed: simulate, parse, diagnose every key, grade. */
-function evaluateSeed(seed: number, keys: number, skewMs: number, spans: boolean, tally: Tally): void {
+function evaluateSeed(seed: number, keys: number, skewMs: number, spans: boolean, rawRetentionMs: number | null, tally: Tally): void {
   let t0 = performance.now();
   const result = spans ? runSpanSimulation({ keys, seed, skewMs }) : runSimulation({ scenario: "all", keys, seed, skewMs });
   tally.ms.simulate += performance.now() - t0;
 
   t0 = performance.now();
   const ingested = ingest(result);
-  const index = new EventIndex(ingested.events);
+  const index = new EventIndex(ingested.events, rawRetentionMs);
   tally.ms.parse += performance.now() - t0;
   tally.lines += ingested.lines;
   tally.events += ingested.events.length;
@@ -634,7 +667,7 @@ function evaluate(opts: Options, skewMs: number): { tally: Tally; perSeed: numbe
   const perSeed = Math.ceil(opts.keys / opts.seeds.length);
   const tally = emptyTally();
   for (const seed of opts.seeds) {
-    evaluateSeed(seed, perSeed, skewMs, opts.spans, tally);
+    evaluateSeed(seed, perSeed, skewMs, opts.spans, opts.rawRetentionMs, tally);
     console.error(`seed ${seed} (±${skewMs} ms): ${count(tally.keys)} keys so far`);
   }
   return { tally, perSeed };
@@ -648,12 +681,17 @@ function flags(opts: Options): string[] {
   if (opts.skewMs !== DEFAULT_SKEW_MS) parts.push(`--skew-ms ${opts.skewMs}`);
   if (opts.withSkew) parts.push("--with-skew");
   if (opts.spans) parts.push("--spans");
+  if (opts.rawRetentionMs !== null) parts.push(`--raw-retention ${formatDuration(opts.rawRetentionMs)}`);
   return parts;
+}
+
+function formatDuration(ms: number): string {
+  return ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${ms / 60_000}m`;
 }
 
 /** Replaces the body of `## Evaluation` (up to the next `## ` heading) and keeps the rest of the file. */
 function writeDocs(opts: Options, reports: Report[]): void {
-  const heading = opts.spans ? "## Evaluation on spans alone" : "## Evaluation";
+  const heading = opts.spans ? "## Evaluation on spans alone" : opts.rawRetentionMs !== null ? "## Evaluation after the raw lines expired" : "## Evaluation";
   const text = readFileSync(DOCS, "utf8");
   const start = text.indexOf(`\n${heading}\n`);
   if (start < 0) throw new Error(`${DOCS} has no "${heading}" section`);
@@ -664,7 +702,22 @@ function writeDocs(opts: Options, reports: Report[]): void {
     `Measured ${new Date().toISOString().slice(0, 10)} with \`${["npx tsx bench/eval-diagnosis.ts", ...given, "--write-docs"].join(" ")}\``,
     `(\`${npm}\` prints the same; \`--errors N\` adds examples of each kind of mistake).`,
   ];
-  const body = opts.spans
+  const body = opts.rawRetentionMs !== null
+    ? [
+        "",
+        heading,
+        "",
+        ...measured,
+        "",
+        `The same run as above, but each key is diagnosed as a store with \`DUPSCOPE_RETENTION_EVENTS=${formatDuration(opts.rawRetentionMs)}\` would answer`,
+        "when the key's last event arrived: raw keyless lines older than that are gone, and what the groups' members",
+        "were (lib/diagnosis/members.ts) comes from their state over time, folded from every membership line of the run,",
+        "as lib/store/group-members.ts keeps it. The simulator's long-running processes connect hours before the keys, so",
+        "their connect lines, and the BROADCASTING group's, are among the expired ones.",
+        "",
+        ...reports.map((r) => `${r.markdown}\n`),
+      ].join("\n")
+    : opts.spans
     ? [
         "",
         heading,
@@ -711,7 +764,8 @@ function writeDocs(opts: Options, reports: Report[]): void {
 function main(): void {
   const opts = parseArgs(process.argv.slice(2));
   const skews = opts.withSkew && opts.skewMs !== WITH_SKEW_MS ? [opts.skewMs, WITH_SKEW_MS] : [opts.skewMs];
-  const runs = skews.map((skewMs): [string, number] => [`Host clocks off by up to ±${skewMs} ms`, skewMs]);
+  const kept = opts.rawRetentionMs === null ? "" : `, raw lines kept ${formatDuration(opts.rawRetentionMs)}`;
+  const runs = skews.map((skewMs): [string, number] => [`Host clocks off by up to ±${skewMs} ms${kept}`, skewMs]);
   const reports: Report[] = [];
   for (const [title, skewMs] of runs) {
     const { tally, perSeed } = evaluate(opts, skewMs);

@@ -5,6 +5,7 @@ import { attachEffectRows } from "./effect-rows.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
+import { foldMembers, memberChangesIn, type MemberInterval } from "./members.ts";
 import { findMissing } from "./missing.ts";
 import { type Reach, reachOf } from "./reach.ts";
 import { keyPool } from "./pool.ts";
@@ -79,6 +80,9 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
   const opts: DiagnosisOptions = { ...DEFAULT_OPTIONS, ...options };
   const { keyEvents, context, published, all } = keyPool(input);
   const byId = new Map(keyEvents.map((e) => [e.id, e]));
+  // Only pairs read it, and most keys have none.
+  let members: readonly MemberInterval[] | undefined;
+  const membersOf = () => (members ??= input.members ?? foldMembers(memberChangesIn(context)));
   const facts = new Map<string, MessageFacts>();
   const factsOf = (msgId: string | null) => {
     if (msgId === null) return null;
@@ -108,6 +112,7 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
         firstMsg: factsOf(first.msgId),
         secondMsg: factsOf(second.msgId),
         context,
+        members: membersOf(),
         byId,
         rows: effectRows.get(group) ?? [],
         options: opts,

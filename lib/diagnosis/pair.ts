@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { MessageFacts } from "./copies.ts";
+import type { MemberInterval } from "./members.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import type { Cause } from "./vocabulary.ts";
@@ -22,6 +23,8 @@ export interface Pair {
   secondMsg: MessageFacts | null;
   /** Rebalance, lifecycle, send_attempt and transaction events around the key. */
   context: readonly NormalizedEvent[];
+  /** The key's groups' members over time: connections, clientIds, message model (members.ts). */
+  members: readonly MemberInterval[];
   /** The key's own events by id, to read the records a delivery was built from. */
   byId: ReadonlyMap<string, NormalizedEvent>;
   /** The group's rows of the business table (`dupscope probe`), in time order: one per committed side effect. */

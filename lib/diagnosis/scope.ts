@@ -17,11 +17,9 @@ import { canonicalInstance } from "../events/instance.ts";
  *    CONTEXT_KINDS whose line names that message's KEYS, none of them this key's). Diagnosis reads such a line only
  *    as one of the key's own events, which it is not; in a group whose consumers keep failing, a key's windows held
  *    a hundred of them, up to half its context, and the API listed them all.
- * 3. The group's consumption model: for each of the key's groups, the newest keyless line naming its messageModel
- *    (the broker's `new consumer connected, group: G … BROADCASTING`, the client's `the consumer [G] start
- *    beginning. messageModel=…`) at or before the key's last event, however long ago (ties on time broken by the
- *    greatest id): consumers log it only when they start or connect, and it decides whether a second consumption
- *    is by design.
+ *
+ * What the groups looked like (their members, clientIds and message model), which lines logged once and long ago
+ * tell, is not read from raw lines: it is the groups' state over time (members.ts), which outlives them.
  */
 
 export const CONTEXT_BEFORE_MS = 2 * 60_000;
@@ -102,24 +100,4 @@ export function contextOf(keyEvents: readonly NormalizedEvent[], candidates: rea
   if (!scope) return [];
   const own = new Set(keyEvents.map((e) => e.id));
   return candidates.filter((e) => !own.has(e.id) && inContext(e, scope));
-}
-
-/** Rule 3's lines: keyless, of a group, naming how the group consumes. */
-export function isGroupModel(e: NormalizedEvent): boolean {
-  return e.bizKey === null && e.group !== null && e.kind === "instance_lifecycle" && typeof e.detail.messageModel === "string";
-}
-
-/** Rule 3: per group of the key, the newest model line among `candidates` at or before the key's last event. */
-export function groupModelsOf(keyEvents: readonly NormalizedEvent[], candidates: readonly NormalizedEvent[]): NormalizedEvent[] {
-  const scope = contextScope(keyEvents);
-  if (!scope) return [];
-  const last = Math.max(...keyEvents.map((e) => e.ts));
-  const newest = new Map<string, NormalizedEvent>();
-  for (const e of candidates) {
-    if (!isGroupModel(e) || e.ts > last || !scope.groups.includes(e.group!)) continue;
-    // Lines of one second (two brokers, several consumers) tie: the greatest id decides, as in the store's SQL.
-    const seen = newest.get(e.group!);
-    if (seen === undefined || e.ts > seen.ts || (e.ts === seen.ts && e.id > seen.id)) newest.set(e.group!, e);
-  }
-  return [...newest.values()];
 }

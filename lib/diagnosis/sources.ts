@@ -73,6 +73,9 @@ export function action(e: NormalizedEvent): string | null {
  * - `rebalance_line`: counted as a rebalance of the group (findings.ts, its episodes and frequency).
  * - `offset_reset`, `commit_failed`, `message_model`, `receipt_handle`, `client_connect`, `client_close`: read by the
  *   offset-rollback, commit-failed, broadcast, invisible-timeout and shared-clientId rules.
+ * - `member_opens`, `member_closes`, `group_emptied`: a member of the line's group connected or started, went away, or
+ *   the broker removed the group with no connection left: the group's state over time (members.ts), which outlives
+ *   the raw lines.
  * - `shown`: kept with the key's context and shown with its evidence; no rule weighs it. Each says why.
  */
 type Use =
@@ -95,15 +98,18 @@ type Use =
   | "receipt_handle"
   | "client_connect"
   | "client_close"
+  | "member_opens"
+  | "member_closes"
+  | "group_emptied"
   | "shown";
 
 export const READS = {
   "rebalance/joining": ["rebalance_line", "rejoin", "poll_timeout_reason"],
-  "rebalance/joined": ["rebalance_line", "assignment"],
+  "rebalance/joined": ["rebalance_line", "assignment", "member_opens"],
   "rebalance/revoke": ["rebalance_line", "queue_removed"],
   "rebalance/assign": ["rebalance_line", "queue_added", "assignment"],
   "rebalance/lost": ["rebalance_line", "partition_lost"],
-  "rebalance/membership_lost": ["rebalance_line", "partition_lost"],
+  "rebalance/membership_lost": ["rebalance_line", "partition_lost", "member_closes"],
   "rebalance/add": ["rebalance_line", "queue_added"],
   "rebalance/remove": ["rebalance_line", "queue_removed"],
   "rebalance/result": ["rebalance_line", "result_set"],
@@ -113,11 +119,11 @@ export const READS = {
   // Not a change of ownership: the queue was held already, or could not be taken.
   "rebalance/add_failed": ["shown"],
   "rebalance/exists": ["shown"],
-  "rebalance/consumer_created": ["rebalance_line"],
-  "rebalance/consumer_deleted": ["rebalance_line"],
+  "rebalance/consumer_created": ["rebalance_line", "member_opens"],
+  "rebalance/consumer_deleted": ["rebalance_line", "member_closes"],
   "rebalance/queue_deleted": ["rebalance_line"],
   "instance_lifecycle/commit_failed": ["commit_failed"],
-  "instance_lifecycle/leave_group": ["poll_timeout_reason"],
+  "instance_lifecycle/leave_group": ["poll_timeout_reason", "member_closes"],
   "instance_lifecycle/poll_timeout": ["consumer_timeout"],
   // The reset that follows it is the fact; this says why (the collector pairs them, kafka-client-log/offset-resets.ts).
   "instance_lifecycle/offset_out_of_range": ["shown"],
@@ -126,25 +132,25 @@ export const READS = {
   "instance_lifecycle/offset_skipped": ["shown"],
   // A Connect worker group moves connectors and tasks; its sink tasks' consumers log their own rebalances.
   "instance_lifecycle/worker_rebalance": ["shown"],
-  "instance_lifecycle/channel_closed": ["vanished", "client_close"],
-  "instance_lifecycle/channel_expired": ["vanished", "client_close"],
-  "instance_lifecycle/channel_inactive": ["vanished", "client_close"],
+  "instance_lifecycle/channel_closed": ["vanished", "client_close", "member_closes"],
+  "instance_lifecycle/channel_expired": ["vanished", "client_close", "member_closes"],
+  "instance_lifecycle/channel_inactive": ["vanished", "client_close", "member_closes"],
   // Opening a channel or connection hands nothing over.
   "instance_lifecycle/channel_opened": ["shown"],
   "instance_lifecycle/connection_opened": ["shown"],
-  "instance_lifecycle/connected": ["joined", "client_connect"],
-  "instance_lifecycle/connection_closed": ["vanished"],
-  "instance_lifecycle/connection_lost": ["vanished"],
+  "instance_lifecycle/connected": ["joined", "client_connect", "member_opens"],
+  "instance_lifecycle/connection_closed": ["vanished", "member_closes"],
+  "instance_lifecycle/connection_lost": ["vanished", "member_closes"],
   "instance_lifecycle/heartbeat_missed": ["vanished"],
   "instance_lifecycle/ack_timeout": ["consumer_timeout"],
-  // The group is gone from the broker; its members' own lines say what they held.
-  "instance_lifecycle/group_removed": ["shown"],
-  "instance_lifecycle/unregistered": ["left", "client_close"],
+  // The group is gone from the broker: no connection of it is left there; its members' own lines say what they held.
+  "instance_lifecycle/group_removed": ["group_emptied"],
+  "instance_lifecycle/unregistered": ["left", "client_close", "member_closes"],
   // The client's side of an unregister the broker logs as `unregistered`; a shutdown line accompanies it.
   "instance_lifecycle/unregister_client": ["shown"],
-  "instance_lifecycle/start": ["joined"],
-  "instance_lifecycle/starting": ["message_model"],
-  "instance_lifecycle/shutdown": ["left"],
+  "instance_lifecycle/start": ["joined", "member_opens"],
+  "instance_lifecycle/starting": ["message_model", "member_opens"],
+  "instance_lifecycle/shutdown": ["left", "member_closes"],
   "instance_lifecycle/receipt_handle_invalid": ["receipt_handle"],
   // Lines that name no message: the key's own consume and send events carry these facts when they do.
   "instance_lifecycle/consume_exception": ["shown"],

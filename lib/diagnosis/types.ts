@@ -1,3 +1,4 @@
+import type { MemberInterval } from "./members.ts";
 import type { SourceKind } from "../events/formats.ts";
 import type { Broker, NormalizedEvent, TsPrecision } from "../events/model.ts";
 import type { Evidence } from "./evidence.ts";
@@ -20,6 +21,11 @@ export interface DiagnosisInput {
    * window around the key's events. Diagnosis looks up what it needs; extra events do no harm.
    */
   context: readonly NormalizedEvent[];
+  /**
+   * The key's groups' members over its time (members.ts), as the store keeps them beyond the raw lines' retention.
+   * Absent: derived from the membership lines in `context`.
+   */
+  members?: readonly MemberInterval[];
 }
 
 /** RocketMQ defaults (formats.md §3); override when a deployment changed them. */

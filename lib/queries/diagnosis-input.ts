@@ -1,8 +1,10 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
-import { BatchContext, firstIndex } from "../diagnosis/batch-context.ts";
-import { CONTEXT_KINDS, contextScope, groupModelsOf, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
+import { BatchContext } from "../diagnosis/batch-context.ts";
+import { membersSpan } from "../diagnosis/members.ts";
+import { CONTEXT_KINDS, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
+import { readMembers, type StoredInterval } from "../store/group-members.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
 /** Context rows read per merged window at most; a rebalance storm beyond this is cut, and the input says so. */
@@ -69,19 +71,6 @@ const CONTEXT: PreparedStatement = {
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(group_name, from_ts, to_ts, n)
     ${windowContext("e.group_name IS NULL AND ltrim(e.instance) LIKE ANY($4::text[])")}
     WHERE w.group_name IS NULL`,
-};
-
-/**
- * Rule 3 (scope.ts): for each (group, key's last event) of the batch, the newest model line of the group up to then,
- * one probe of the partial index events_group_model_idx each (only lines that name a messageModel are in it).
- */
-const MODELS: PreparedStatement = {
-  name: "dupscope_key_models",
-  text: `SELECT DISTINCT ON (c.id) c.* FROM unnest($1::text[], $2::bigint[]) AS g(group_name, until_ts)
-    CROSS JOIN LATERAL (
-      SELECT ${EVENT_SELECT} FROM events e
-      WHERE e.biz_key IS NULL AND e.group_name = g.group_name AND e.detail ? 'messageModel' AND e.ts <= g.until_ts
-      ORDER BY e.ts DESC, e.id COLLATE "C" DESC LIMIT 1) c`,
 };
 
 /**
@@ -169,37 +158,31 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
 
   const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
-  const probes = new Map<string, [string, number]>();
+  // One probe per group and key span: a batch's keys of a group mostly share it.
+  const probes = new Map<string, { group: string; from: number; to: number }>();
   for (const [key, scope] of scopes) {
-    const last = Math.max(...keyEvents.get(key)!.map((e) => e.ts));
-    for (const group of scope.groups) probes.set(`${group}\u0000${last}`, [group, last]);
+    const span = membersSpan(keyEvents.get(key)!);
+    for (const group of scope.groups) probes.set(`${group}\u0000${span.from}\u0000${span.to}`, { group, ...span });
   }
-  const [{ context, truncated }, models] = await Promise.all([
+  const [{ context, truncated }, members] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
-    probes.size === 0
-      ? Promise.resolve([])
-      : driver.prepared<EventRowSql>(MODELS, [[...probes.values()].map((p) => p[0]), [...probes.values()].map((p) => String(p[1]))]).then((rows) => rows.map(eventFromSql)),
+    readMembers(driver, [...probes.values()]),
   ]);
+  const byGroup = new Map<string, StoredInterval[]>();
+  const seen = new Set<string>();
+  for (const m of members) {
+    const id = `${m.group}\u0000${m.sinceEvent}\u0000${m.untilEvent}\u0000${m.member}\u0000${m.via}\u0000${m.remote}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const list = byGroup.get(m.group);
+    if (list) list.push(m);
+    else byGroup.set(m.group, [m]);
+  }
   const batch = new BatchContext(context);
   return bizKeys.flatMap((bizKey) => {
     const events = keyEvents.get(bizKey);
     if (!events) return [];
-    return [{ bizKey, events, context: withModels(batch.of(events, scopes.get(bizKey)), groupModelsOf(events, models)), contextTruncated: truncated }];
+    const scope = scopes.get(bizKey)!;
+    return [{ bizKey, events, context: batch.of(events, scope), members: scope.groups.flatMap((g) => byGroup.get(g) ?? []), contextTruncated: truncated }];
   });
-}
-
-/**
- * The context in time order with the group model lines it lacks: `[...models, ...around].sort(byTime)` without the
- * model lines already in it, but without copying the (shared) list when there is nothing to add.
- */
-function withModels(around: readonly NormalizedEvent[], models: readonly NormalizedEvent[]): readonly NormalizedEvent[] {
-  let out = around;
-  for (const m of models) {
-    // byTime orders events by (ts, id), so the position it gives is the line's own if the line is there.
-    const list = out;
-    const lo = firstIndex(list.length, (i) => byTime(list[i]!, m) >= 0);
-    if (out[lo]?.id === m.id) continue;
-    out = [...out.slice(0, lo), m, ...out.slice(lo)];
-  }
-  return out;
 }

@@ -3,6 +3,7 @@ import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import { rawEventsFrom } from "../queries/retention.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
+import { pruneMembers } from "../store/group-members.ts";
 import type { Retention } from "../store/retention-config.ts";
 
 /**
@@ -89,7 +90,7 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   const { keys: keysWithoutFindings } = await deleteKeysBefore(driver, keptFrom, true);
   const at = new Date(verdictsBefore);
   const { keys, verdicts } = await deleteKeysBefore(driver, verdictsBefore, false);
-  const deleted = await driver.session(async (session) => {
+  const deleted: Record<string, number> = await driver.session(async (session) => {
     return {
       keysWithoutFindings,
       keyDiagnoses: keys,
@@ -114,6 +115,9 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
       unrecognisedSources: await deleteInBatches(session, "unrecognised_sources", "last_seen < $1", [new Date(eventsBefore)]),
     };
   });
+  // A group's members outlive the raw lines that told of them: an interval still open is kept however old its
+  // connect, one that ended goes with the verdicts it could explain.
+  deleted.memberChanges = await pruneMembers(driver, verdictsBefore);
   const report: RetentionRunReport = { ranAt: now, eventsBefore, verdictsBefore, droppedPartitions: dropped, waitingPartitions: waiting, deleted };
   await driver.run(`INSERT INTO retention_runs (ran_at, events_before, verdicts_before, dropped_partitions, deleted) VALUES ($1, $2, $3, $4, $5)`, [
     new Date(now),

@@ -1,7 +1,9 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { PlainKeys, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
+import { changesMembership } from "../diagnosis/members.ts";
 import { givesQueueUp } from "../diagnosis/sources.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
+import { recordMemberLines } from "./group-members.ts";
 import { settlePlainKeys } from "./plain-keys.ts";
 
 /**
@@ -136,6 +138,11 @@ export interface JournalBatch {
    * batch could be of a key delivered once (lib/diagnosis/plain.ts): the fold may settle them without a worker.
    */
   plain: PlainEntry[];
+  /**
+   * [id, ts] of the lines that may change a group's membership (lib/diagnosis/members.ts): the fold reads them again
+   * and keeps their changes, which outlive the raw lines. Absent in rows written before it was kept.
+   */
+  members: [string, number][];
 }
 
 type PlainEntry = [number, string[], string[], number, number, StoredPlain];
@@ -162,8 +169,10 @@ export class JournalBuilder {
   private readonly rebalances = new Map<string, { key: [string, string]; n: number }>();
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
   private readonly plain = new PlainKeys();
+  private readonly members: [string, number][] = [];
   add(r: Contribution): void {
     this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys, givesQueueUp(r.kind, r.action, r.queue));
+    if (changesMembership(r.kind, r.action, r.group, r.bizKey)) this.members.push([r.id, r.ts]);
     if (r.bizKey !== null) this.plain.add(r.bizKey, r);
     this.byKind(r);
   }
@@ -175,6 +184,7 @@ export class JournalBuilder {
   addEvent(e: NormalizedEvent): void {
     const keyless = e.bizKey === null;
     this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, keyless ? namedKeysOf(e.detail.keys) : NO_KEYS, keyless && givesQueueUp(e.kind, textOf(e.detail.action), e.queue));
+    if (keyless && changesMembership(e.kind, textOf(e.detail.action), e.group, null)) this.members.push([e.id, e.ts]);
     if (e.bizKey === null && !DEDUP_KINDS.has(e.kind) && e.kind !== "rebalance") return;
     const contribution = contributionOf(e);
     if (e.bizKey !== null) this.plain.add(e.bizKey, contribution);
@@ -256,6 +266,7 @@ export class JournalBuilder {
       rebalances: [...this.rebalances.values()].map(({ key, n }) => [...key, n]),
       slots: [...this.slots.values()].map(({ key, n }) => [...key, n]),
       plain: this.plain.entries().map(([k, s]): PlainEntry => [index.get(k)!, s.groups, s.topics, s.first, s.last, storedPlain(s)]),
+      members: this.members.map(([id, ts]) => [id, ts]),
     };
   }
 }
@@ -368,7 +379,7 @@ type TakenRow = {
   keys_from: (string | number)[] | null;
   keyless_msg_ids: string[];
   /** `plain` is absent in rows written before it was kept. */
-  batch: Omit<JournalBatch, "keys" | "keysFrom" | "keylessMsgIds" | "plain"> & { plain?: PlainEntry[] };
+  batch: Omit<JournalBatch, "keys" | "keysFrom" | "keylessMsgIds" | "plain" | "members"> & { plain?: PlainEntry[]; members?: [string, number][] };
   written_at: Date;
 };
 
@@ -400,7 +411,9 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<num
   const decisions = new Map<string, [string, string, string | null, number]>();
   const rebalances = new Map<string, [string, string, number]>();
   const slots = new Map<string, [number, string, string, number]>();
+  const members: [string, number][] = [];
   for (const row of taken) {
+    members.push(...(row.batch.members ?? []));
     row.keys.forEach((k, i) => {
       const from = row.keys_from === null ? null : Number(row.keys_from[i]);
       const was = keys.get(k);
@@ -438,6 +451,8 @@ async function applyBatches(session: SqlSession, taken: TakenRow[]): Promise<num
     }
   }
   const cols = <T extends unknown[], V>(rows: T[], i: number, as: (v: T[number]) => V = (v) => v as V) => rows.map((r) => as(r[i]));
+  // Before the keys are queued: a worker that diagnoses them reads the groups' members as these lines left them.
+  await recordMemberLines(session, members);
   const settled = await settlePlainKeys(session, plainCandidates(taken, keyless));
   for (const k of settled) keys.delete(k);
 

@@ -1,10 +1,11 @@
-import { contextOf, contextScope, groupModelsOf, isGroupModel, msgIdsOf } from "../../lib/diagnosis/scope.ts";
+import { foldMembers, memberChangesIn, membersFor, membersSpan } from "../../lib/diagnosis/members.ts";
+import { contextOf, contextScope, msgIdsOf } from "../../lib/diagnosis/scope.ts";
 import type { DiagnosisInput } from "../../lib/diagnosis/types.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 
 const byTs = (a: NormalizedEvent, b: NormalizedEvent) => a.ts - b.ts;
 
-/** scope.ts's selection (rules 1–3) over every event of a run, as the store's SQL makes it. */
+/** scope.ts's selection (rules 1 and 2) and the groups' members (membersFor) over every event of a run, as the store makes them. */
 export function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
   const byKey = new Map<string, NormalizedEvent[]>();
   const keylessByMsgId = new Map<string, NormalizedEvent[]>();
@@ -16,12 +17,11 @@ export function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
       if (e.msgId !== null) keylessByMsgId.set(e.msgId, [...(keylessByMsgId.get(e.msgId) ?? []), e]);
     }
   }
-  const models = keyless.filter(isGroupModel);
+  const members = foldMembers(memberChangesIn(keyless));
   return [...byKey].map(([bizKey, own]) => {
     const keyEvents = [...own, ...msgIdsOf(own).flatMap((id) => keylessByMsgId.get(id) ?? [])].sort(byTs);
     const scope = contextScope(keyEvents)!;
     const around = contextOf(keyEvents, keyless.filter((e) => scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to)));
-    const seen = new Set(around.map((e) => e.id));
-    return { bizKey, events: keyEvents, context: [...groupModelsOf(keyEvents, models).filter((e) => !seen.has(e.id)), ...around].sort(byTs) };
+    return { bizKey, events: keyEvents, context: around.sort(byTs), members: membersFor(members, scope.groups, membersSpan(keyEvents)) };
   });
 }

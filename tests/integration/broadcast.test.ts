@@ -12,9 +12,9 @@ import { backends, useFreshStore } from "../helpers/stores.ts";
 /**
  * A BROADCASTING group through the store: the simulator's cg_config_cache (every instance consumes every config
  * change) beside the CLUSTERING cg_config_audit on the same topic. The key API names the second consumption
- * `broadcast_consumption`, reading the group's model line even when it is far outside the key's minutes (scope.ts
- * rule 3, on events_group_model_idx); the verdicts table, which the overview, the duplicates list and alerts read,
- * holds none of them, because none leaked.
+ * `broadcast_consumption`, reading the group's model from its members over time (group_members) even when the
+ * connect lines are far outside the key's minutes; the verdicts table, which the overview, the duplicates list and
+ * alerts read, holds none of them, because none leaked.
  */
 
 const sim = runSimulation({ scenario: "broadcast_consumption", keys: 40, seed: 3 });
@@ -43,7 +43,9 @@ for (const backend of backends) {
       const verdicts = report!.duplicates.filter((v) => v.group === "cg_config_cache");
       assert.deepEqual(verdicts.map((v) => [v.cause, v.outcome]), [["broadcast_consumption", "unknown"]]);
       assert.match(report!.duplicates.find((v) => v.group === "cg_config_cache")!.summary, /broadcast consumption \(by design\)/);
-      assert.ok(report!.context.some((e) => models.some((m) => m.id === e.id)), "the model line is in the key's context");
+      const cited = report!.duplicates.find((v) => v.group === "cg_config_cache")!.evidence.find((e) => e.code === "broadcasting_group")!;
+      assert.doesNotMatch(cited.text, /expired/, "the connect line is still stored");
+      assert.ok(models.some((m) => m.instance === cited.values.instance), "the evidence names a member that connected BROADCASTING");
       assert.ok(report!.duplicates.every((v) => v.group !== "cg_config_audit"), "the clustering group beside it has no duplicate");
 
       const stored = await store().driver.query<{ n: string }>(`SELECT count(*)::text AS n FROM verdicts WHERE group_name = 'cg_config_cache'`);

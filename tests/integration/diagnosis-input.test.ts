@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
-import { contextOf, contextScope, groupModelsOf, msgIdsOf, otherMessageKeys } from "../../lib/diagnosis/scope.ts";
+import { foldMembers, memberChangesIn, membersFor, membersSpan, type MemberInterval } from "../../lib/diagnosis/members.ts";
+import { contextOf, contextScope, msgIdsOf, otherMessageKeys } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { driverSink } from "../../lib/ingest/driver-sink.ts";
 import { loadDiagnosisInputs } from "../../lib/queries/diagnosis-input.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "../../lib/store/event-rows.ts";
 import { openPgPools, pgDriver } from "../../lib/store/driver.ts";
 import { insertCopyRows, toCopyRows } from "../../lib/store/events-repo.ts";
+import { foldJournal } from "../../lib/store/ingest-journal.ts";
 import { eventPartitions } from "../../lib/store/partitions.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
 import { backends } from "../helpers/stores.ts";
@@ -15,7 +17,8 @@ import { backends } from "../helpers/stores.ts";
 /**
  * The store's SQL narrows the context with indexes and a host prefix before scope.ts decides; the evaluation grades
  * the engine on scope.ts's selection over all events. Both must pick the same events for every key, whether a key
- * is read alone (the API) or in a batch (the worker).
+ * is read alone (the API) or in a batch (the worker), and the same members of its groups (membersFor over a fold of
+ * every stored membership line).
  */
 
 const NOW = Date.UTC(2026, 11, 1, 9, 30);
@@ -36,6 +39,8 @@ for (const backend of backends) {
       url = created.config.mode === "postgres" ? created.config.url : undefined;
       store = await openStore(created.config);
       await loadDemoDay({ now: NOW, hours: 3, runs: 1, scale: 0.4, sink: driverSink(store.driver) });
+      // The groups' members are folded from the ingest journal, as a diagnosis worker does before it reads keys.
+      while ((await foldJournal(store.driver)).rows > 0);
       all = (await store.driver.query<EventRowSql>(`SELECT ${EVENT_SELECT} FROM events`)).map(eventFromSql);
       keys = [...new Set(all.flatMap((e) => (e.bizKey === null ? [] : [e.bizKey])))].sort();
     });
@@ -44,13 +49,17 @@ for (const backend of backends) {
       await dispose?.();
     });
 
+    /** The members' fields both sides give, in one order. */
+    const memberRows = (members: readonly MemberInterval[]) =>
+      members.map((i) => JSON.stringify([i.group, i.member, i.via, i.remote, i.since, i.sinceEvent, i.until, i.untilEvent, i.closedBy, i.model])).sort();
+
     /** scope.ts over every stored event, without an index. */
-    function expected(bizKey: string): { events: string[]; context: string[]; othersLeftOut: number } {
+    function expected(bizKey: string): { events: string[]; context: string[]; members: string[]; othersLeftOut: number } {
       const own = all.filter((e) => e.bizKey === bizKey);
       const named = new Set(msgIdsOf(own));
       const events = [...own, ...all.filter((e) => e.bizKey === null && e.msgId !== null && named.has(e.msgId))];
       const keyless = all.filter((e) => e.bizKey === null);
-      const context = new Map([...contextOf(events, keyless), ...groupModelsOf(events, keyless)].map((e) => [e.id, e]));
+      const context = contextOf(events, keyless);
       // Lines of the key's groups and windows about other messages' consumption, which the context leaves out.
       const scope = contextScope(events)!;
       const othersLeftOut = keyless.filter(
@@ -60,22 +69,27 @@ for (const backend of backends) {
           scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to) &&
           otherMessageKeys(e)?.includes(bizKey) === false,
       ).length;
-      return { events: ids(events), context: ids([...context.values()]), othersLeftOut };
+      const members = memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events)));
+      return { events: ids(events), context: ids(context), members, othersLeftOut };
     }
 
     it("a key read alone gets exactly scope.ts's events and context", async () => {
       assert.ok(keys.length > 200, `${keys.length} keys`);
       let withHostContext = 0;
       let othersLeftOut = 0;
+      let withMembers = 0;
       for (const key of keys.filter((_, i) => i % 3 === 0)) {
         const [input] = await loadDiagnosisInputs(store.driver, [key]);
         const want = expected(key);
         assert.deepEqual(ids(input!.events), want.events, `events of ${key}`);
         assert.deepEqual(ids(input!.context), want.context, `context of ${key}`);
+        assert.deepEqual(memberRows(input!.members ?? []), want.members, `members of ${key}'s groups`);
+        if ((input!.members ?? []).length > 0) withMembers++;
         if (input!.context.some((e) => e.group === null)) withHostContext++;
         othersLeftOut += want.othersLeftOut;
       }
       assert.ok(withHostContext >= 5, `keys with groupless context from their hosts: ${withHostContext}`);
+      assert.ok(withMembers >= 10, `keys whose groups' members were read: ${withMembers}`);
       assert.ok(othersLeftOut >= 10, `lines about other messages' consumption left out: ${othersLeftOut}`);
     });
 
@@ -89,7 +103,7 @@ for (const backend of backends) {
             { name: "dupscope_test_plans", text: `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'dupscope_key_%' ORDER BY name` },
             [],
           );
-          assert.deepEqual(plans.map((p) => p.name), ["dupscope_key_context", "dupscope_key_events", "dupscope_key_models"]);
+          assert.deepEqual(plans.map((p) => p.name), ["dupscope_key_context", "dupscope_key_events", "dupscope_key_members"]);
           for (const p of plans) {
             assert.equal(Number(p.custom_plans), 0, `${p.name}: custom plans`);
             assert.ok(Number(p.generic_plans) >= sample.length - 1, `${p.name}: ${p.generic_plans} runs of the generic plan`);
@@ -121,7 +135,7 @@ for (const backend of backends) {
           const executions = [
             `dupscope_key_events(${keys}, array_fill(${day}::bigint, ARRAY[50]))`,
             `dupscope_key_context(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY[]::text[], ${keys})`,
-            `dupscope_key_models(ARRAY['pay-consumer'], ARRAY[${day + 60_000}]::bigint[])`,
+            `dupscope_key_members(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[])`,
           ];
           for (const execution of executions) {
             const plan = (await pools.prepared.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE ${execution}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");

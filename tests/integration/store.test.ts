@@ -90,7 +90,6 @@ for (const backend of backends) {
         "events_biz_key_ts_idx",
         "events_borrowed_time_id_idx",
         "events_dedup_hit_group_ts_idx",
-        "events_group_model_idx",
         "events_keyed_msg_id_idx",
         "events_keyless_group_ts_idx",
         "events_keyless_msg_id_idx",

@@ -1,13 +1,7 @@
-import type { NormalizedEvent } from "../../events/model.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { hostOf, instanceRelation } from "../identity.ts";
+import { memberHost, overlaps, sinceExpired, type MemberInterval } from "../members.ts";
 import type { Pair, RuleResult } from "../pair.ts";
-import { states } from "../../events/facts.ts";
-import { CLIENT_CLOSES, factsFor, str } from "../sources.ts";
-
-/** How far before the first delivery the two connections may have been made: the processes had been running. */
-const CONNECTED_WITHIN_MS = 10 * 60_000;
-const CONNECTS = factsFor("client_connect");
 
 /**
  * shared_client_id: two processes on one machine consume with the same RocketMQ clientId (`ip@instanceName`: the
@@ -15,7 +9,9 @@ const CONNECTS = factsFor("client_connect");
  * 4.9.0). The broker counts both channels under one clientId, the average allocation computes the same index for
  * both, so both pull the same queues and each message of them is consumed twice, milliseconds apart, by two
  * processes of one host. The broker log shows it: `new consumer connected` twice with one clientId from two local
- * ports of one host to the same broker, the first never closed in between. Advice: a unique instanceName.
+ * ports of one host to the same broker, the first never closed in between — hours or days before the key, so it is
+ * read from the group's members over time (members.ts), where both connections stay open until a close ends them.
+ * Advice: a unique instanceName.
  */
 export function sharedClientId(p: Pair): RuleResult | null {
   if (p.first.broker !== "rocketmq" || p.sameMsgId === false || p.copy.relation === "different" || p.second.direct) return null;
@@ -28,40 +24,41 @@ export function sharedClientId(p: Pair): RuleResult | null {
   const shared = sharedConnection(p, hostOf(a));
   if (shared === undefined) return null;
   const [earlier, later] = shared;
+  const inContext = (id: string | null) => id !== null && p.context.some((e) => e.id === id);
+  const expired = sinceExpired(earlier, p.context) || sinceExpired(later, p.context) ? { expired: true as const } : {};
   const found: Evidence[] = [
     ...p.copy.evidence,
-    evidence("client_id_shared", "cause", [earlier.id, later.id], {
-      clientId: str(later.detail.instanceRaw) ?? later.instance ?? "",
+    evidence("client_id_shared", "cause", [earlier.sinceEvent, later.sinceEvent].filter(inContext), {
+      clientId: later.member,
       host: hostOf(a),
-      remotes: [str(earlier.detail.remoteAddress) ?? "?", str(later.detail.remoteAddress) ?? "?"],
-      ts: later.ts,
+      remotes: [earlier.remote ?? "?", later.remote ?? "?"],
+      ts: later.since!,
       instances: [a, b],
+      ...expired,
+      ...(expired.expired ? { since: earlier.since! } : {}),
     }),
   ];
   return { cause: "shared_client_id", score: 0.94, evidence: found };
 }
 
 /**
- * Two `connected` lines of the pair's group, one clientId on `host`, to the same broker from two different local
- * addresses, before the redelivery, with no close of the first connection between them (a restart with a fixed
- * instanceName reconnects from a new port too, but closes the old one first).
+ * Two connections of one clientId of the pair's group on `host`, through the same broker from two different
+ * addresses, both begun before the redelivery and both still open when the first delivery began (a restart with a
+ * fixed instanceName reconnects from a new port too, but its close ends the old connection first).
  */
-function sharedConnection(p: Pair, host: string): [NormalizedEvent, NormalizedEvent] | undefined {
+function sharedConnection(p: Pair, host: string): [MemberInterval, MemberInterval] | undefined {
   const group = p.second.group ?? p.first.group;
   const { clockSkewMs } = p.options;
-  const ofGroup = (e: NormalizedEvent) => group === null || e.group === null || e.group === group;
-  const onHost = (e: NormalizedEvent) => e.instance !== null && hostOf(e.instance) === host;
-  const events = p.context.filter((e) => e.kind === "instance_lifecycle" && ofGroup(e) && e.ts <= p.second.start + clockSkewMs && e.ts >= p.first.start - CONNECTED_WITHIN_MS);
-  const connects = events.filter((e) => states(e, CONNECTS) && onHost(e) && str(e.detail.remoteAddress) !== null).sort((x, y) => x.ts - y.ts);
-  const broker = (e: NormalizedEvent) => str(e.detail.brokerInstance) ?? e.source;
-  const client = (e: NormalizedEvent) => str(e.detail.instanceRaw) ?? e.instance;
-  for (const [i, earlier] of connects.entries()) {
-    for (const later of connects.slice(i + 1)) {
-      if (client(later) !== client(earlier) || broker(later) !== broker(earlier) || later.detail.remoteAddress === earlier.detail.remoteAddress) continue;
-      const closed = events.some(
-        (e) => states(e, CLIENT_CLOSES) && e.ts >= earlier.ts && e.ts <= later.ts && (e.detail.remoteAddress === earlier.detail.remoteAddress || (client(e) === client(earlier) && broker(e) === broker(earlier))),
-      );
-      if (!closed) return [earlier, later];
+  const live = p.members
+    .filter((i) => (group === null || i.group === group) && i.since !== null && i.remote !== null && i.via !== "" && memberHost(i) === host)
+    .filter((i) => overlaps(i, p.first.start, p.second.start, clockSkewMs))
+    .sort((x, y) => x.since! - y.since!);
+  for (const [n, earlier] of live.entries()) {
+    for (const later of live.slice(n + 1)) {
+      if (later.member !== earlier.member || later.via !== earlier.via || later.remote === earlier.remote) continue;
+      // Both open at once, around the first delivery.
+      if (earlier.until !== null && earlier.until < later.since!) continue;
+      return [earlier, later];
     }
   }
   return undefined;

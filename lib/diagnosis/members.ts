@@ -1,0 +1,282 @@
+import { states } from "../events/facts.ts";
+import type { NormalizedEvent } from "../events/model.ts";
+import { hostOf } from "./identity.ts";
+import { factsFor, str } from "./sources.ts";
+
+/**
+ * A group's members over time, kept apart from the raw lines (docs/diagnosis.md, "Group state over time"). Consumers
+ * stay connected for weeks and log their connect once, while raw events are kept for days: diagnosis asks what the
+ * group looked like when a key was delivered (its message model, which clientIds were connected twice) and must get
+ * the same answer after the connect lines have expired. So each line that opens or closes a membership becomes a
+ * MemberChange, the store keeps the changes (prisma/migrations/…_group_members), and foldMembers turns a group's
+ * changes into intervals. The fold is pure and order-free: it sorts what it is given, so a close ingested before its
+ * connect, or a connect ingested a day late, gives the intervals it would have given in order.
+ *
+ * A member is one clientId (or the instance a line names) as one side saw it: `via` is the broker that logged the
+ * connection, or "" for the member's own log. One member may hold several connections at once (`remote`): that is
+ * what two processes sharing a clientId look like to a broker.
+ */
+
+export type MemberChangeKind = "open" | "close" | "emptied";
+
+export interface MemberChange {
+  eventId: string;
+  ts: number;
+  /** The line's time is to the second (a broker log). */
+  coarse: boolean;
+  group: string;
+  change: MemberChangeKind;
+  /** The clientId as logged (`ip@DEFAULT`), or the event's instance; null for `emptied`. */
+  member: string | null;
+  /** The event's instance (canonical), from which the host comes. */
+  instance: string | null;
+  via: string;
+  /** The connection's `ip:port` as the broker saw it. */
+  remote: string | null;
+  model: string | null;
+  broker: string;
+}
+
+/** How an interval ended: the member's own close, a reconnect from another host, or its group emptied on that broker. */
+export type ClosedBy = "close" | "moved" | "emptied";
+
+export interface MemberInterval {
+  group: string;
+  member: string;
+  instance: string | null;
+  via: string;
+  remote: string | null;
+  model: string | null;
+  broker: string;
+  /** null: the connect was never seen, only the close (it predates what was ingested). */
+  since: number | null;
+  sinceEvent: string | null;
+  sinceCoarse: boolean;
+  /** null: still connected as far as any line says. */
+  until: number | null;
+  untilEvent: string | null;
+  closedBy: ClosedBy | null;
+  /**
+   * Whether the line that began the interval is still stored among the raw events, when the store says (false: gone
+   * with their retention, only this interval is left). Undefined: look for it in the key's context.
+   */
+  sinceRaw?: boolean;
+}
+
+/** Whether the interval outlived its first line: what evidence says as "raw line expired". */
+export function sinceExpired(i: MemberInterval, context: readonly NormalizedEvent[]): boolean {
+  if (i.sinceEvent === null) return false;
+  return i.sinceRaw === undefined ? !context.some((e) => e.id === i.sinceEvent) : !i.sinceRaw;
+}
+
+const OPENS = factsFor("member_opens");
+const CLOSES = factsFor("member_closes");
+const EMPTIES = factsFor("group_emptied");
+
+/**
+ * Whether a line of this kind and action, keyless and of a named group, may change a membership: what the ingest
+ * journal keeps of a batch (its ids) for the fold to read the lines again (lib/store/group-members.ts).
+ */
+export function changesMembership(kind: string, action: string | null, group: string | null, bizKey: string | null): boolean {
+  if (bizKey !== null || group === null || group === "" || action === null) return false;
+  const fact = `${kind}/${action}`;
+  return OPENS.has(fact) || CLOSES.has(fact) || EMPTIES.has(fact);
+}
+
+/** The membership change a stored event states, if any: only lines of a named group count. */
+export function memberChangeOf(e: NormalizedEvent): MemberChange | null {
+  if (e.bizKey !== null || e.group === null || e.group === "") return null;
+  const change: MemberChangeKind | null = states(e, OPENS) ? "open" : states(e, CLOSES) ? "close" : states(e, EMPTIES) ? "emptied" : null;
+  if (change === null) return null;
+  const member = str(e.detail.instanceRaw) ?? e.instance;
+  if (change !== "emptied" && member === null) return null;
+  return {
+    eventId: e.id,
+    ts: e.ts,
+    coarse: e.tsPrecision === "s",
+    group: e.group,
+    change,
+    member: change === "emptied" ? null : member,
+    instance: e.instance,
+    via: str(e.detail.brokerInstance) ?? "",
+    remote: str(e.detail.remoteAddress),
+    model: str(e.detail.messageModel),
+    broker: e.broker,
+  };
+}
+
+/** The changes among `events`, for callers that hold raw lines (the evaluation, a key's context). */
+export function memberChangesIn(events: readonly NormalizedEvent[]): MemberChange[] {
+  return events.flatMap((e) => memberChangeOf(e) ?? []);
+}
+
+/** `ip` of `ip:port` (also `[v6]:port`); a remote without a port is its own host. */
+function remoteHost(remote: string): string {
+  const bracket = /^\[([^\]]+)\]/.exec(remote);
+  if (bracket) return bracket[1]!;
+  const colon = remote.lastIndexOf(":");
+  return colon > 0 && remote.indexOf(":") === colon ? remote.slice(0, colon) : remote;
+}
+
+const byTimeThenId = (a: MemberChange, b: MemberChange) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
+
+/**
+ * The intervals `changes` describe, in order of their start (unknown starts first). The rules, in time order:
+ * - An open of a member through a broker that already holds an open connection of it from the same remote (or
+ *   where either side names no remote) repeats it: the same line ingested twice, or the client's start after its
+ *   starting line. A model it names fills the interval's if that had none.
+ * - An open from another host closes the member's open connections through that broker (`moved`). From the same
+ *   host but another port it is a second connection: both stay open (two processes, or a restart whose close was
+ *   not logged; the member's later close ends both).
+ * - A close from a broker ends that broker's open connections of the member from its remote (all of them when it
+ *   names none); a close from the member's own log (`via` "") ends its connections through every broker. A close
+ *   with nothing open, of a member never seen before, is an interval whose start is unknown; later repeats of a
+ *   close (the broker logs channelInactive and then unregister) change nothing.
+ * - `emptied` (the broker removed the group, no connection left) ends every open connection through that broker.
+ */
+export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] {
+  const done: MemberInterval[] = [];
+  /** group → member → open intervals */
+  const open = new Map<string, Map<string, MemberInterval[]>>();
+  const seen = new Set<string>();
+  const openOf = (group: string, member: string): MemberInterval[] => {
+    let members = open.get(group);
+    if (members === undefined) open.set(group, (members = new Map()));
+    let list = members.get(member);
+    if (list === undefined) members.set(member, (list = []));
+    return list;
+  };
+  const end = (list: MemberInterval[], which: (i: MemberInterval) => boolean, c: MemberChange, by: ClosedBy): number => {
+    let n = 0;
+    for (let k = list.length - 1; k >= 0; k--) {
+      const i = list[k]!;
+      if (!which(i)) continue;
+      i.until = c.ts;
+      i.untilEvent = c.eventId;
+      i.closedBy = by;
+      done.push(i);
+      list.splice(k, 1);
+      n++;
+    }
+    return n;
+  };
+  const unique = new Map<string, MemberChange>();
+  for (const c of changes) unique.set(c.eventId, c);
+  for (const c of [...unique.values()].sort(byTimeThenId)) {
+    if (c.change === "emptied") {
+      for (const list of open.get(c.group)?.values() ?? []) end(list, (i) => i.via === c.via, c, "emptied");
+      continue;
+    }
+    const member = c.member!;
+    const list = openOf(c.group, member);
+    const key = `${c.group}\u0000${member}\u0000${c.via}`;
+    const sameRemote = (i: MemberInterval) => i.remote === null || c.remote === null || i.remote === c.remote;
+    if (c.change === "open") {
+      seen.add(key);
+      const repeat = list.find((i) => i.via === c.via && sameRemote(i));
+      if (repeat !== undefined) {
+        if (repeat.model === null) repeat.model = c.model;
+        continue;
+      }
+      end(list, (i) => i.via === c.via && i.remote !== null && c.remote !== null && remoteHost(i.remote) !== remoteHost(c.remote), c, "moved");
+      list.push({
+        group: c.group,
+        member,
+        instance: c.instance,
+        via: c.via,
+        remote: c.remote,
+        model: c.model,
+        broker: c.broker,
+        since: c.ts,
+        sinceEvent: c.eventId,
+        sinceCoarse: c.coarse,
+        until: null,
+        untilEvent: null,
+        closedBy: null,
+      });
+      continue;
+    }
+    const ended = end(list, (i) => (c.via === "" || i.via === c.via) && (c.via === "" || sameRemote(i)), c, "close");
+    if (ended === 0 && !seen.has(key)) {
+      done.push({
+        group: c.group,
+        member,
+        instance: c.instance,
+        via: c.via,
+        remote: c.remote,
+        model: c.model,
+        broker: c.broker,
+        since: null,
+        sinceEvent: null,
+        sinceCoarse: false,
+        until: c.ts,
+        untilEvent: c.eventId,
+        closedBy: "close",
+      });
+    }
+    seen.add(key);
+  }
+  for (const members of open.values()) for (const list of members.values()) done.push(...list);
+  return done.sort((a, b) => (a.since ?? -Infinity) - (b.since ?? -Infinity) || (a.until ?? Infinity) - (b.until ?? Infinity));
+}
+
+/**
+ * How far around a key's events its groups' members are read: the rules ask about members from one rebalance
+ * interval (and the clock skew) before the first delivery to the last, and a little after for lines logged late.
+ */
+const MEMBERS_BEFORE_MS = 10 * 60_000;
+const MEMBERS_AFTER_MS = 3 * 60_000;
+
+export function membersSpan(keyEvents: readonly NormalizedEvent[]): { from: number; to: number } {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const e of keyEvents) {
+    from = Math.min(from, e.ts);
+    to = Math.max(to, e.ts);
+  }
+  return { from: from - MEMBERS_BEFORE_MS, to: to + MEMBERS_AFTER_MS };
+}
+
+/** Whether the interval covers [from, to] at some point, each side allowed `slackMs`. */
+export function overlaps(i: MemberInterval, from: number, to: number, slackMs = 0): boolean {
+  return (i.since === null || i.since <= to + slackMs) && (i.until === null || i.until >= from - slackMs);
+}
+
+/** The group's members connected at some point of [from, to]. */
+export function membersDuring(intervals: readonly MemberInterval[], group: string, from: number, to: number, slackMs = 0): MemberInterval[] {
+  return intervals.filter((i) => i.group === group && overlaps(i, from, to, slackMs));
+}
+
+/** The host a member's connection came from: the clientId's host, else its remote address's. */
+export function memberHost(i: MemberInterval): string | null {
+  if (i.instance !== null) return hostOf(i.instance);
+  return i.remote === null ? null : remoteHost(i.remote);
+}
+
+/**
+ * The group's message model at `at`: the model of the newest interval begun by then that names one (however long
+ * ago it began, and whether or not it has ended: consumers log it only when they connect or start).
+ */
+export function groupModelAt(intervals: readonly MemberInterval[], group: string, at: number): MemberInterval | undefined {
+  let newest: MemberInterval | undefined;
+  for (const i of intervals) {
+    if (i.group !== group || i.model === null || i.since === null || i.since > at) continue;
+    if (newest === undefined || i.since > newest.since! || (i.since === newest.since && (i.sinceEvent ?? "") > (newest.sinceEvent ?? ""))) newest = i;
+  }
+  return newest;
+}
+
+/**
+ * What the store reads of the members for a key (lib/store/group-members.ts, MEMBERS): per group of the key, the
+ * intervals overlapping its span (membersSpan), and the newest one begun by the span's end that names a model.
+ * The evaluation selects with it over a whole run's intervals, so what is graded is what the API answers.
+ */
+export function membersFor(intervals: readonly MemberInterval[], groups: readonly string[], span: { from: number; to: number }): MemberInterval[] {
+  return groups.flatMap((group) => {
+    const ofGroup = intervals.filter((i) => i.group === group);
+    const overlapping = ofGroup.filter((i) => overlaps(i, span.from, span.to));
+    const model = groupModelAt(ofGroup, group, span.to);
+    return model === undefined || overlapping.includes(model) ? overlapping : [...overlapping, model];
+  });
+}
+

@@ -1,0 +1,215 @@
+import { foldMembers, memberChangeOf, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
+import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
+import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
+
+/**
+ * The store's side of a group's state over time (lib/diagnosis/members.ts): the membership lines' changes are kept in
+ * group_member_changes, which outlives the raw events, and each group's intervals in group_members are what
+ * foldMembers makes of all of its changes. A group's fold is redone whenever one of its changes is new, so lines
+ * ingested out of order give the intervals they would have given in order.
+ */
+
+interface ChangeRow {
+  group_name: string;
+  event_id: string;
+  ts: string | number;
+  coarse: boolean;
+  change: MemberChange["change"];
+  member: string | null;
+  instance: string | null;
+  via: string;
+  remote: string | null;
+  model: string | null;
+  broker: string;
+}
+
+const changeOfRow = (r: ChangeRow): MemberChange => ({
+  eventId: r.event_id,
+  ts: Number(r.ts),
+  coarse: r.coarse,
+  group: r.group_name,
+  change: r.change,
+  member: r.member,
+  instance: r.instance,
+  via: r.via,
+  remote: r.remote,
+  model: r.model,
+  broker: r.broker,
+});
+
+/**
+ * Reads the stored lines `ids` name ([id, ts], from the ingest journal), keeps their membership changes and folds each
+ * group they touch again. Returns the groups whose changes were new.
+ */
+export async function recordMemberLines(session: SqlSession, ids: readonly (readonly [string, number])[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await session.query<EventRowSql>(
+    `SELECT ${EVENT_SELECT} FROM events WHERE (id, ts) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
+    [ids.map((i) => i[0]), ids.map((i) => String(i[1]))],
+  );
+  return recordMemberChanges(session, rows.flatMap((r) => memberChangeOf(eventFromSql(r)) ?? []));
+}
+
+/** Stores these changes (a change already stored is left as it is) and folds the groups with new ones again. */
+export async function recordMemberChanges(session: SqlSession, changes: readonly MemberChange[]): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const col = <T>(pick: (c: MemberChange) => T) => changes.map(pick);
+  const inserted = await session.query<{ group_name: string }>(
+    `INSERT INTO group_member_changes (group_name, event_id, ts, coarse, change, member, instance, via, remote, model, broker)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
+                            $9::text[], $10::text[], $11::text[]) ORDER BY 1, 2
+     ON CONFLICT (group_name, event_id) DO NOTHING RETURNING group_name`,
+    [
+      col((c) => c.group),
+      col((c) => c.eventId),
+      col((c) => String(c.ts)),
+      col((c) => c.coarse),
+      col((c) => c.change),
+      col((c) => c.member),
+      col((c) => c.instance),
+      col((c) => c.via),
+      col((c) => c.remote),
+      col((c) => c.model),
+      col((c) => c.broker),
+    ],
+  );
+  const groups = [...new Set(inserted.map((r) => r.group_name))].sort();
+  for (const group of groups) await refoldGroup(session, group);
+  return groups;
+}
+
+/** Rewrites a group's intervals from all of its stored changes. */
+export async function refoldGroup(session: SqlSession, group: string): Promise<void> {
+  // Two folds of one group at once would each write its intervals; callers take groups in sorted order, so no deadlock.
+  await session.query(`SELECT pg_advisory_xact_lock(hashtext('dupscope.group_members'), hashtext($1))`, [group]);
+  const changes = (await session.query<ChangeRow>(`SELECT * FROM group_member_changes WHERE group_name = $1`, [group])).map(changeOfRow);
+  const intervals = foldMembers(changes);
+  await session.run(`DELETE FROM group_members WHERE group_name = $1`, [group]);
+  if (intervals.length === 0) return;
+  const col = <T>(pick: (i: MemberInterval) => T) => intervals.map(pick);
+  await session.run(
+    `INSERT INTO group_members (group_name, n, member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by)
+       SELECT $1, n::int - 1, member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::boolean[], $11::bigint[], $12::text[], $13::text[])
+         WITH ORDINALITY AS u(member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by, n)`,
+    [
+      group,
+      col((i) => i.member),
+      col((i) => i.instance),
+      col((i) => i.via),
+      col((i) => i.remote),
+      col((i) => i.model),
+      col((i) => i.broker),
+      col((i) => (i.since === null ? null : String(i.since))),
+      col((i) => i.sinceEvent),
+      col((i) => i.sinceCoarse),
+      col((i) => (i.until === null ? null : String(i.until))),
+      col((i) => i.untilEvent),
+      col((i) => i.closedBy),
+    ],
+  );
+}
+
+export interface StoredInterval extends MemberInterval {
+  sinceRaw: boolean;
+}
+
+interface IntervalRow {
+  group_name: string;
+  member: string;
+  instance: string | null;
+  via: string;
+  remote: string | null;
+  model: string | null;
+  broker: string;
+  since_ts: string | number | null;
+  since_event: string | null;
+  since_coarse: boolean;
+  until_ts: string | number | null;
+  until_event: string | null;
+  closed_by: ClosedBy | null;
+  since_raw: boolean;
+}
+
+const num = (v: string | number | null) => (v === null ? null : Number(v));
+
+export const intervalOfRow = (r: IntervalRow): StoredInterval => ({
+  group: r.group_name,
+  member: r.member,
+  instance: r.instance,
+  via: r.via,
+  remote: r.remote,
+  model: r.model,
+  broker: r.broker,
+  since: num(r.since_ts),
+  sinceEvent: r.since_event,
+  sinceCoarse: r.since_coarse,
+  until: num(r.until_ts),
+  untilEvent: r.until_event,
+  closedBy: r.closed_by,
+  sinceRaw: r.since_raw,
+});
+
+/** Whether the interval's first line is still stored: one probe of the events' key per interval. */
+const SINCE_RAW = `(m.since_event IS NOT NULL AND EXISTS (SELECT 1 FROM events e WHERE e.ts = m.since_ts AND e.id = m.since_event))`;
+
+/**
+ * For each (group, from, to): the group's intervals that overlap [from, to], and the newest one begun by `to` that
+ * names a message model, however long before (groupModelAt). One index range per probe (LATERAL, as the other key
+ * reads in lib/queries/diagnosis-input.ts, for the same reason: a generic plan must stay an index scan).
+ */
+export const MEMBERS: PreparedStatement = {
+  name: "dupscope_key_members",
+  text: `SELECT DISTINCT ON (m.group_name, m.n) m.*, ${SINCE_RAW} AS since_raw
+    FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS g(group_name, from_ts, to_ts)
+    CROSS JOIN LATERAL (
+      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND (x.until_ts IS NULL OR x.until_ts >= g.from_ts)
+         AND (x.since_ts IS NULL OR x.since_ts <= g.to_ts) OFFSET 0)
+      UNION ALL
+      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.model IS NOT NULL AND x.since_ts <= g.to_ts
+         ORDER BY x.since_ts DESC, x.since_event COLLATE "C" DESC LIMIT 1)) m`,
+};
+
+export async function readMembers(driver: SqlDriver, probes: readonly { group: string; from: number; to: number }[]): Promise<StoredInterval[]> {
+  if (probes.length === 0) return [];
+  const rows = await driver.prepared<IntervalRow>(MEMBERS, [probes.map((p) => p.group), probes.map((p) => String(p.from)), probes.map((p) => String(p.to))]);
+  return rows.map(intervalOfRow);
+}
+
+/** A group's intervals overlapping [from, to], for the group page. */
+export async function groupMembersDuring(driver: SqlDriver, group: string, from: number, to: number): Promise<StoredInterval[]> {
+  const rows = await driver.query<IntervalRow>(
+    `SELECT m.*, ${SINCE_RAW} AS since_raw FROM group_members m
+      WHERE m.group_name = $1 AND (m.until_ts IS NULL OR m.until_ts >= $2) AND (m.since_ts IS NULL OR m.since_ts <= $3)
+      ORDER BY m.n`,
+    [group, String(from), String(to)],
+  );
+  return rows.map(intervalOfRow);
+}
+
+/**
+ * The retention of group state: intervals that ended before `before` go, with the changes that made them; an interval
+ * still open, or ended since, keeps its lines however old. Each group with older changes is folded again without them.
+ * Returns how many changes were deleted.
+ */
+export async function pruneMembers(driver: SqlDriver, before: number): Promise<number> {
+  const groups = await driver.query<{ group_name: string }>(`SELECT DISTINCT group_name FROM group_member_changes WHERE ts < $1`, [String(before)]);
+  let deleted = 0;
+  for (const { group_name: group } of groups) {
+    deleted += await driver.transaction(async (tx) => {
+      const changes = (await tx.query<ChangeRow>(`SELECT * FROM group_member_changes WHERE group_name = $1 FOR UPDATE`, [group])).map(changeOfRow);
+      const keep = new Set<string>();
+      for (const i of foldMembers(changes)) {
+        if (i.until !== null && i.until < before) continue;
+        if (i.sinceEvent !== null) keep.add(i.sinceEvent);
+        if (i.untilEvent !== null) keep.add(i.untilEvent);
+      }
+      const gone = changes.filter((c) => c.ts < before && !keep.has(c.eventId)).map((c) => c.eventId);
+      if (gone.length === 0) return 0;
+      const n = await tx.run(`DELETE FROM group_member_changes WHERE group_name = $1 AND event_id = ANY($2::text[])`, [group, gone]);
+      await refoldGroup(tx, group);
+      return n;
+    });
+  }
+  return deleted;
+}

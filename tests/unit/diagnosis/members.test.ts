@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { openBrokerLog } from "../../../collectors/rocketmq-broker-log/parse.ts";
+import { openClientLog } from "../../../collectors/rocketmq-client-log/parse.ts";
+import { parseLines } from "../../../collectors/types.ts";
+import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
+import { foldMembers, groupModelAt, memberChangesIn, membersDuring } from "../../../lib/diagnosis/members.ts";
+import type { NormalizedEvent } from "../../../lib/events/model.ts";
+import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { gmt8 } from "../../../lib/simulator/clock.ts";
+import { dedup, HOUR, SEC, T0 } from "../../helpers/diagnosis-events.ts";
+
+/**
+ * A group's members over time (lib/diagnosis/members.ts), folded from the broker's and the client's own lines: the
+ * intervals do not depend on the order lines arrive in, a line ingested twice is one change, and diagnosis reads the
+ * model and shared clientIds from them when the raw lines are gone.
+ */
+
+const GROUP = "cg_order_paid";
+const HOST = "10.0.11.20";
+const channel = (clientId: string, port: number, at: number, host = HOST) =>
+  `ClientChannelInfo [channel=[id: 0x5c1d7f0e, L:/10.0.0.2:10911 - R:/${host}:${port}], clientId=${clientId}, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
+const connected = (at: number, clientId: string, port: number, model = "CLUSTERING", host = HOST) =>
+  `${gmt8(T0 + at, "s")} INFO HeartbeatThread_3 - new consumer connected, group: ${GROUP} CONSUME_PASSIVELY ${model} channel: ${channel(clientId, port, at, host)}`;
+const unregistered = (at: number, clientId: string, port: number) =>
+  `${gmt8(T0 + at, "s")} INFO ClientManageThread_1 - unregister a consumer[${GROUP}] from consumerGroupInfo ${channel(clientId, port, at)}`;
+const inactive = (at: number, clientId: string, port: number) =>
+  `${gmt8(T0 + at, "s")} INFO NettyServerCodecThread_2 - NETTY EVENT: remove not active channel[${channel(clientId, port, at)}] from ConsumerGroupInfo groupChannelTable, consumer group: ${GROUP}`;
+const groupRemoved = (at: number) => `${gmt8(T0 + at, "s")} INFO ClientManageThread_2 - unregister consumer ok, no any connection, and remove consumer group, ${GROUP}`;
+
+function broker(lines: string[], instance = "broker-a"): NormalizedEvent[] {
+  const parsed = parseLines(lines.join("\n"), openBrokerLog({ source: `rocketmq-broker-log:${instance}.log`, instance }));
+  assert.deepEqual(parsed.issues, []);
+  assert.equal(parsed.skipped, 0);
+  return parsed.events;
+}
+
+const fold = (events: readonly NormalizedEvent[]) => foldMembers(memberChangesIn(events));
+const shape = (events: readonly NormalizedEvent[]) => fold(events).map((i) => [i.member, i.remote, i.since, i.until, i.closedBy]);
+
+describe("group members over time", () => {
+  it("opens on a connect and closes on the member's unregister, repeats and all", () => {
+    const events = broker([connected(0, `${HOST}@4242`, 48864), connected(30 * SEC, `${HOST}@4242`, 48864), unregistered(HOUR, `${HOST}@4242`, 48864), inactive(HOUR + SEC, `${HOST}@4242`, 48864)]);
+    assert.deepEqual(shape(events), [[`${HOST}@4242`, `${HOST}:48864`, T0, T0 + HOUR, "close"]]);
+  });
+
+  it("gives the same intervals whatever order the lines arrive in, and once for a line ingested twice", () => {
+    const events = broker([
+      connected(0, `${HOST}@DEFAULT`, 48864),
+      connected(2 * SEC, `${HOST}@DEFAULT`, 51202),
+      unregistered(HOUR, `${HOST}@DEFAULT`, 48864),
+      connected(2 * HOUR, `10.0.11.21@DEFAULT`, 40001, "CLUSTERING", "10.0.11.21"),
+      groupRemoved(3 * HOUR),
+    ]);
+    const inOrder = shape(events);
+    fc.assert(
+      fc.property(fc.shuffledSubarray([...events, ...events], { minLength: events.length * 2, maxLength: events.length * 2 }), (shuffled) => {
+        assert.deepEqual(shape(shuffled), inOrder);
+      }),
+    );
+    assert.deepEqual(inOrder, [
+      [`${HOST}@DEFAULT`, `${HOST}:48864`, T0, T0 + HOUR, "close"],
+      [`${HOST}@DEFAULT`, `${HOST}:51202`, T0 + 2 * SEC, T0 + 3 * HOUR, "emptied"],
+      [`10.0.11.21@DEFAULT`, `10.0.11.21:40001`, T0 + 2 * HOUR, T0 + 3 * HOUR, "emptied"],
+    ]);
+  });
+
+  it("ends a connection when the clientId reconnects from another host, keeps a close without its connect, and knows a line ingested under two broker names is no collision", () => {
+    const moved = broker([connected(0, "order-svc@DEFAULT", 48864), connected(HOUR, "order-svc@DEFAULT", 40001, "CLUSTERING", "10.0.11.99")]);
+    assert.deepEqual(shape(moved).map((s) => s[4]), ["moved", null]);
+    const orphan = broker([unregistered(HOUR, `${HOST}@4242`, 48864), inactive(HOUR + SEC, `${HOST}@4242`, 48864)]);
+    assert.deepEqual(shape(orphan), [[`${HOST}@4242`, `${HOST}:48864`, null, T0 + HOUR, "close"]]);
+    const twice = [...broker([connected(0, `${HOST}@DEFAULT`, 48864)], "broker-a"), ...broker([connected(0, `${HOST}@DEFAULT`, 48864)], "broker-a-copy")];
+    const intervals = fold(twice);
+    assert.equal(intervals.length, 2);
+    assert.notEqual(intervals[0]!.via, intervals[1]!.via, "one connection per broker name: the collision rule compares within one broker");
+  });
+
+  it("ends every connection of a member when its own log says it shut down", () => {
+    const client = parseLines(
+      `${gmt8(T0 + HOUR, "ms")} INFO main - The PullServiceImpl service shutdown\n` +
+        `${gmt8(T0 + HOUR, "ms")} INFO main - the consumer [${GROUP}] shutdown OK`,
+      openClientLog({ source: "rocketmq-client-log:rocketmq_client.log", instance: `${HOST}@4242` }),
+    ).events;
+    const intervals = fold([...broker([connected(0, `${HOST}@4242`, 48864)]), ...client]);
+    assert.deepEqual(intervals.map((i) => [i.until, i.closedBy]), [[T0 + HOUR, "close"]]);
+    assert.deepEqual(membersDuring(intervals, GROUP, T0 + 2 * HOUR, T0 + 3 * HOUR), []);
+  });
+
+  it("knows the group's model at a time from the newest interval that named one", () => {
+    const intervals = fold(broker([connected(0, `${HOST}@1`, 1, "BROADCASTING"), connected(HOUR, `${HOST}@2`, 2, "CLUSTERING")]));
+    assert.equal(groupModelAt(intervals, GROUP, T0 + 30 * 60_000)?.model, "BROADCASTING");
+    assert.equal(groupModelAt(intervals, GROUP, T0 + 2 * HOUR)?.model, "CLUSTERING");
+    assert.equal(groupModelAt(intervals, GROUP, T0 - SEC), undefined);
+  });
+});
+
+describe("diagnosis reads the members, not the lines around the key", () => {
+  const KEY = "PAY-20261130-000777";
+  const MSG = "0A000005303918B4AAC27A1C3A900777";
+  const at = 3 * 24 * HOUR;
+  const events = [
+    dedup({ at, bizKey: KEY, msgId: MSG, group: GROUP, instance: `${HOST}@4242`, layer: "redis", decision: "pass", ttlMs: 86_400_000 }),
+    dedup({ at: at + 3, bizKey: KEY, msgId: MSG, group: GROUP, instance: `${HOST}@4242`, layer: "redis", decision: "executed" }),
+    dedup({ at: at + 7, bizKey: KEY, msgId: MSG, group: GROUP, instance: `${HOST}@5151`, layer: "redis", decision: "hit" }),
+  ];
+  const lines = broker([connected(0, `${HOST}@order-paid-consumer`, 48864), connected(2 * SEC, `${HOST}@order-paid-consumer`, 51202)]);
+  const stored = fold(lines).map((i) => ({ ...i, sinceRaw: false }));
+
+  it("names a shared clientId from connections three days old whose lines expired, and says so in both languages", () => {
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: [] }).duplicates[0]?.cause, "shared_client_id", "without the members, nothing says it");
+    const v = diagnoseKey({ bizKey: KEY, events, context: [], members: stored }).duplicates[0]!;
+    assert.equal(v.cause, "shared_client_id");
+    const e = v.evidence.find((x) => x.code === "client_id_shared")!;
+    assert.deepEqual(e.eventIds, []);
+    assert.match(describeEvidence(e), /from 10\.0\.11\.20:48864 and 10\.0\.11\.20:51202, connected since 12:00:00\.000 and 12:00:02\.000, raw lines expired\)/);
+    assert.match(describeEvidence(e, { locale: "zh-CN" }), /原始日志已过期/);
+  });
+
+  it("does not name it once one of the two connections closed before the key", () => {
+    const closed = fold([...lines, ...broker([unregistered(HOUR, `${HOST}@order-paid-consumer`, 48864)])]);
+    assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: [], members: closed }).duplicates[0]?.cause, "shared_client_id");
+  });
+});
