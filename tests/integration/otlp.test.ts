@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { SpanKind } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { ExportTraceServiceResponse, Status } from "../../collectors/otlp-traces/protocol.ts";
 import type { KeyReport } from "../../lib/views/key-report.ts";
 import { jsonBody, protobufBody, SpanRecorder } from "../helpers/otel.ts";
@@ -118,6 +118,24 @@ for (const backend of backends) {
       assert.deepEqual(report.duplicates.map((d) => d.cause), ["producer_retry"], JSON.stringify(report.duplicates, null, 1));
       assert.ok(report.duplicates[0]!.evidence.some((e) => e.code === "stored_copies" && e.values.copies === 2));
       assert.equal(report.events.filter((e) => e.kind === "publish").length, 2);
+    });
+
+    it("spans posted by hand: one message id published twice after the first publish ended in error is producer_retry, with no parent or link on the process spans", async () => {
+      const messageId = `PAY-${randomBytes(5).toString("hex")}`;
+      const attributes = (op: "publish" | "process") => ({ "messaging.system": "rabbitmq", "messaging.operation": op, "messaging.destination.name": "payments", "messaging.rabbitmq.destination.routing_key": "pay", "messaging.message.id": messageId });
+      const now = Date.now() - 60_000;
+      const producer = new SpanRecorder({ "service.name": "checkout", "host.name": "node-1", "process.pid": 10 }, "io.opentelemetry.rabbitmq-2.7");
+      producer.span({ name: "payments publish", kind: SpanKind.PRODUCER, start: now, end: now + 5_000, status: { code: SpanStatusCode.ERROR, message: "confirm timed out" }, attributes: attributes("publish") });
+      producer.span({ name: "payments publish", kind: SpanKind.PRODUCER, start: now + 5_010, end: now + 5_014, attributes: attributes("publish") });
+      const a = new SpanRecorder({ "service.name": "billing", "host.name": "node-2", "process.pid": 201 }, "io.opentelemetry.rabbitmq-2.7");
+      a.span({ name: "payments process", kind: SpanKind.CONSUMER, start: now + 20, end: now + 45, attributes: attributes("process") });
+      const b = new SpanRecorder({ "service.name": "billing", "host.name": "node-3", "process.pid": 202 }, "io.opentelemetry.rabbitmq-2.7");
+      b.span({ name: "payments process", kind: SpanKind.CONSUMER, start: now + 5_030, end: now + 5_050, attributes: attributes("process") });
+      const response = await post(server, Buffer.from(protobufBody([...producer.spans(), ...a.spans(), ...b.spans()])), { "content-type": "application/x-protobuf" });
+      assert.equal(response.status, 200);
+      const report = await keyReport(server, messageId, 2);
+      assert.deepEqual(report.duplicates.map((d) => d.cause), ["producer_retry"], JSON.stringify(report.duplicates, null, 1));
+      assert.ok(report.duplicates[0]!.evidence.some((e) => e.code === "send_failed_then_retried"));
     });
 
     it("takes OTLP on DUPSCOPE_OTLP_PORT too, with the same handler: token, answers, idempotent ids", async () => {

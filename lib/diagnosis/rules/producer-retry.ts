@@ -2,7 +2,7 @@ import { checkbacks, isDelayed } from "../copies.ts";
 import { evidence, type Evidence } from "../evidence.ts";
 import { bothFirstDeliveries, eventsOf, sameInstance, type Pair, type RuleResult } from "../pair.ts";
 import { instanceRelation } from "../identity.ts";
-import { isReplayed } from "../sources.ts";
+import { isReplayed, str } from "../sources.ts";
 import { fromClient5, MIN_INVISIBLE_MS } from "./invisible-timeout.ts";
 
 /**
@@ -22,17 +22,22 @@ export function producerRetry(p: Pair): RuleResult | null {
   const ids = [p.first.startEventId, p.second.startEventId];
   const found: Evidence[] = [evidence("same_msg_id", "cause", ids, { msgId: m.msgId }), evidence("first_deliveries", "cause", ids, {})];
   let score = 0;
+  const windowMs = p.options.sendTimeoutMs * p.options.sendAttempts;
 
   if (m.copies.length >= 2) {
     const spanMs = m.copies[m.copies.length - 1]!.ts - m.copies[0]!.ts;
-    const windowMs = p.options.sendTimeoutMs * p.options.sendAttempts;
     // RabbitMQ publishes name no stored copy: each firehose publish is one.
     const offsetMsgIds = m.copies.flatMap((c) => (c.offsetMsgId === null ? [] : [c.offsetMsgId])).join(", ");
     found.push(evidence("stored_copies", "cause", m.copies.map((c) => c.id), { msgId: m.msgId, copies: m.copies.length, offsetMsgIds, spanMs }));
     const inWindow = spanMs <= windowMs + p.options.clockSkewMs;
     found.push(evidence(inWindow ? "within_send_window" : "beyond_send_window", "cause", [], { gapMs: spanMs, windowMs, broker: m.copies[0]!.broker }));
     score = inWindow ? 0.9 : 0.6;
-  } else if (m.copies.length === 1 && p.copy.relation === "unknown") {
+  }
+  // A send span that ended in error (a timeout, a refused confirm) whose publisher sent the id again: RabbitMQ names no
+  // stored copy, so two consumptions of the id are the failed attempt's copy, which reached the queue, and the retry's.
+  const failedSpans = m.resends.filter((e) => e.kind === "send_attempt" && e.success === false && str(e.detail.spanId) !== null);
+  const retried = failedSpans.filter((f) => m.publishes.some((pub) => pub.ts >= f.ts && pub.ts - f.ts <= windowMs + p.options.clockSkewMs));
+  if (m.copies.length === 1 && p.copy.relation === "unknown" && retried.length === 0) {
     const only = m.copies[0]!;
     found.push(evidence("single_stored_copy", "cause", [only.id], { msgId: m.msgId, offsetMsgId: only.offsetMsgId ?? only.id }));
   }
@@ -44,9 +49,13 @@ export function producerRetry(p: Pair): RuleResult | null {
     found.push(evidence("send_failed_then_retried", "cause", [failed.id], { msgId: m.msgId, instance: failed.instance, ts: failed.ts, costMs: typeof failed.detail.costTime === "number" ? failed.detail.costTime : null }));
   }
   for (const resend of m.resends) {
-    found.push(evidence("producer_resend_logged", "cause", [resend.id], { instance: resend.instance, ts: resend.ts, msgId: resend.msgId }));
+    if (failedSpans.includes(resend)) {
+      const costMs = typeof resend.detail.durationMs === "number" ? resend.detail.durationMs : null;
+      found.push(evidence("send_failed_then_retried", "cause", [resend.id], { msgId: m.msgId, instance: resend.instance, ts: resend.ts, costMs }));
+    } else found.push(evidence("producer_resend_logged", "cause", [resend.id], { instance: resend.instance, ts: resend.ts, msgId: resend.msgId }));
   }
   if (m.resends.length > 0 || m.failedSends.length > 0) score = score === 0 ? 0.7 : Math.min(0.97, score + 0.05);
+  if (retried.length > 0) score = Math.max(score, 0.9);
 
   // Two copies consumed in parallel on two instances is what a producer retry looks like when the second Pub was
   // dropped (traces are lossy): a weak guess, beaten by any ownership evidence.

@@ -197,3 +197,53 @@ for (const names of ["old", "new"] as const) {
     });
   });
 }
+
+function rabbitmq(names: Names, op: "publish" | "process", messageId: string): Attributes {
+  return {
+    "messaging.system": "rabbitmq",
+    "messaging.destination.name": "payments",
+    "messaging.rabbitmq.destination.routing_key": "pay",
+    "messaging.message.id": messageId,
+    ...(names === "old" ? { "messaging.operation": op } : { "messaging.operation.type": op === "publish" ? "send" : "process" }),
+  };
+}
+
+/**
+ * Issue 49: one message id published twice by a publisher whose first publish ended in error (a confirm that timed out,
+ * a refused channel), each copy consumed once, with process spans that carry the id but no parent: context propagation
+ * off, as it often is. The id published twice is the evidence, with or without the links a consumer may carry.
+ */
+describe("RabbitMQ spans: one message id published twice after a failed publish", () => {
+  const RABBIT_SCOPE = "io.opentelemetry.rabbitmq-2.7";
+  const MESSAGE_ID = "7f9c2a1e-5b0d-4c1e-9a57-3f0e8b6d2c41";
+  for (const names of ["old", "new"] as const) {
+    for (const linked of [false, true]) {
+      for (const failure of ["error", "timeout"] as const) {
+        it(`is producer_retry (${names} names, ${failure === "error" ? "first publish ended in error" : "first publish timed out and returned"}, ${linked ? "with" : "without"} links)`, () => {
+          const producer = process(10, RABBIT_SCOPE);
+          const first = producer.span({
+            name: "payments publish",
+            kind: SpanKind.PRODUCER,
+            start: T0,
+            end: T0 + 5_000,
+            ...(failure === "error" ? { status: { code: SpanStatusCode.ERROR } } : {}),
+            attributes: rabbitmq(names, "publish", MESSAGE_ID),
+          });
+          const second = producer.span({ name: "payments publish", kind: SpanKind.PRODUCER, start: T0 + 5_010, end: T0 + 5_014, attributes: rabbitmq(names, "publish", MESSAGE_ID) });
+          const a = process(201, RABBIT_SCOPE);
+          a.span({ name: "payments process", kind: SpanKind.CONSUMER, start: T0 + 20, end: T0 + 45, ...(linked ? { links: [linkTo(first)] } : {}), attributes: rabbitmq(names, "process", MESSAGE_ID) });
+          const b = process(202, RABBIT_SCOPE);
+          b.span({ name: "payments process", kind: SpanKind.CONSUMER, start: T0 + 5_030, end: T0 + 5_050, ...(linked ? { links: [linkTo(second)] } : {}), attributes: rabbitmq(names, "process", MESSAGE_ID) });
+          const d = diagnose([producer, a, b], MESSAGE_ID);
+          assert.deepEqual(d.duplicates.map((v) => v.cause), ["producer_retry"]);
+          const v = d.duplicates[0]!;
+          assert.ok(v.confidence >= 0.9, `confidence ${v.confidence}`);
+          const codes = v.evidence.map((e) => e.code);
+          assert.ok(codes.includes(failure === "error" ? "send_failed_then_retried" : "stored_copies"), codes.join(", "));
+          assert.ok(!codes.includes("single_stored_copy"), "the failed publish's copy reached the queue: not one stored copy");
+        });
+      }
+    }
+  }
+});
+
