@@ -466,7 +466,7 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  */
 // The 3.7+/4.x consumer (KIP-848) logs its state machine: `Member m with epoch 3 transitioned from STABLE to FENCED.`
 const MEMBER_GONE =
-  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|has been fenced|\bis fenced\b|no longer (?:a )?(?:part|member) of the group|generation id is not\s{1,3}current|membership out of date/i;
+  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
 const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
@@ -512,7 +512,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
     unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
@@ -527,7 +527,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
+      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {
@@ -553,12 +553,15 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   },
 ];
 
+const COMMIT_WORD = /(?<![A-Za-z])commit(?:s|ted|ting)?\b|OffsetCommit|commit(?:Sync|Async)|Committer/i;
+
 const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) => {
   const partitions = partitionsIn(text);
   const generation = generationIn(text);
   const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
   // A coordinator error met by a commit (a stack through commitSync, a committer class) is the commit refused.
-  const action = signal.action === "membership_lost" && /commit/i.test(text) ? "commit_failed" : signal.action;
+  // Not a class that only has Commit in its name (CommitRequestManager logs OffsetFetch failures too).
+  const action = signal.action === "membership_lost" && COMMIT_WORD.test(text) ? "commit_failed" : signal.action;
   // Kafka Connect rewinds a sink task to its last committed offsets when a commit fails: everything since is redelivered.
   const rewound = action === "commit_failed" && /\brewind/i.test(text);
   return [
@@ -575,7 +578,8 @@ const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) 
         clientId: clientIdIn(text),
         exception: exceptionIn(text),
         membershipLost: action === "commit_failed" ? lostMember : undefined,
-        reconciling: signal.name === "assign" && /Reconciling assignment/.test(text) ? true : undefined,
+        // 3.1+ cooperative `Updating assignment with` prints the same block as 3.7+'s `Reconciling assignment`.
+        reconciling: signal.name === "assign" && /Reconciling assignment|Updating assignment with/.test(text) ? true : undefined,
       },
     },
   ];
@@ -703,9 +707,10 @@ function describe(template: string, problem: { time?: string; fields?: string })
 const BLOCK_LIST = /^(Added|Revoked) partitions \([^)]*\):\s*(.*)$/;
 
 /**
- * The 3.7+/4.x consumer's `Reconciling assignment with local epoch N` block: its `Added partitions (assigned -
- * owned): [t-0]` and `Revoked partitions (owned - assigned): [t-1]` lines say which partitions moved. The block's
- * first line is read as an assignment (its signal); these lines give it its partitions.
+ * The 3.7+/4.x consumer's `Reconciling assignment with local epoch N` block, and the cooperative `Updating assignment
+ * with` block of the classic consumer (3.1+): its `Added partitions (assigned - owned): [t-0]` and `Revoked partitions
+ * (owned - assigned): [t-1]` lines say which partitions moved. The block's first line is read as an assignment (its
+ * signal); these lines give it its partitions.
  */
 function reconciliationBlock(events: NormalizedEvent[], text: string): NormalizedEvent[] | undefined {
   const head = events[0];
