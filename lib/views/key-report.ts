@@ -6,6 +6,8 @@ import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { unrecognisedNear } from "../store/unrecognised.ts";
 import { contextRows } from "./context-rows.ts";
+import { foldMembers, memberChangesIn, type MemberInterval } from "../diagnosis/members.ts";
+import { membersAt, type MemberLane } from "../groups/member-lanes.ts";
 import { loadDiagnosisInputs } from "../queries/diagnosis-input.ts";
 import { rawEventsFrom, storedKeyDiagnosis } from "../queries/retention.ts";
 import { asLocale, type Locale } from "../i18n/locale.ts";
@@ -39,13 +41,37 @@ export interface KeyReport {
    * dropped them, so the report is the diagnosis the worker stored while they existed, not one made now.
    */
   expired?: { rawEventsFrom: string | null; diagnosedAt: string; firstTs: number };
+  /** Who was in the delivery's group when each delivery began, from the groups' members over time. */
+  membership: DeliveryMembers[];
+}
+
+export interface DeliveryMembers {
+  delivery: string;
+  group: string;
+  at: number;
+  members: MemberLane[];
+}
+
+/** How far either side of a delivery's start a connection still counts as open then: the clocks' disagreement. */
+const MEMBERSHIP_SLACK_MS = 3000;
+
+function membershipOf(deliveries: readonly Delivery[], members: readonly MemberInterval[]): DeliveryMembers[] {
+  return deliveries.flatMap((d) => (d.group === null ? [] : [{ delivery: d.id, group: d.group, at: d.start, members: membersAt(members, d.group, d.start, MEMBERSHIP_SLACK_MS) }]));
 }
 
 export function localeFrom(value: string | null | undefined): Locale {
   return asLocale(value) ?? "en";
 }
 
-export function renderReport(bizKey: string, events: NormalizedEvent[], context: readonly NormalizedEvent[], contextTruncated: boolean, diagnosis: KeyDiagnosis, options: RenderOptions): KeyReport {
+export function renderReport(
+  bizKey: string,
+  events: NormalizedEvent[],
+  context: readonly NormalizedEvent[],
+  contextTruncated: boolean,
+  diagnosis: KeyDiagnosis,
+  options: RenderOptions,
+  members: readonly MemberInterval[] = foldMembers(memberChangesIn(context)),
+): KeyReport {
   // The texts name channels as the lanes do; the data beside them keeps the identities.
   const o: RenderOptions = { instanceNames: readableChannels([...events, ...context]), ...options };
   const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
@@ -62,6 +88,7 @@ export function renderReport(bizKey: string, events: NormalizedEvent[], context:
     normalRetries: diagnosis.normalRetries,
     missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
     findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
+    membership: membershipOf(diagnosis.deliveries, members),
   };
 }
 
@@ -88,11 +115,11 @@ export async function keyReport(driver: SqlDriver, bizKey: string, o: RenderOpti
   const from = stored && !firstKept ? await rawEventsFrom(driver) : null;
   if (stored && !firstKept && (from === null || stored.firstTs < from)) {
     const diagnosis = stored.diagnosis ?? { bizKey, deliveries: [], duplicates: [], normalRetries: [], lost: [], missing: [], groups: [] };
-    const report = renderReport(bizKey, input?.events ?? [], input?.context ?? [], input?.contextTruncated ?? false, diagnosis, o);
+    const report = renderReport(bizKey, input?.events ?? [], input?.context ?? [], input?.contextTruncated ?? false, diagnosis, o, input?.members ?? []);
     return withUnrecognised(driver, { ...report, expired: { rawEventsFrom: from === null ? null : new Date(from).toISOString(), diagnosedAt: stored.diagnosedAt, firstTs: stored.firstTs } }, o);
   }
   if (!input) return undefined;
-  return withUnrecognised(driver, renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o), o);
+  return withUnrecognised(driver, renderReport(bizKey, input.events, input.context, input.contextTruncated, diagnoseKey(input), o, input.members), o);
 }
 
 /** The notes that say a source was missing, and why one was not read: its relevant lines were skipped. */

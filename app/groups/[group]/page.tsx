@@ -4,6 +4,7 @@ import { CauseWidget, Kpis, OutcomeWidget } from "@/components/overview/Overview
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { GroupIncidents } from "@/components/groups/GroupIncidents.tsx";
 import { InstanceLanes } from "@/components/groups/InstanceLanes.tsx";
+import { MemberLanes } from "@/components/groups/MemberLanes.tsx";
 import { RebalanceHistory } from "@/components/groups/RebalanceHistory.tsx";
 import { WidgetSkeleton } from "@/components/Widget.tsx";
 import { pathParam } from "@/lib/format/path-param.ts";
@@ -33,7 +34,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const { driver } = await getStore();
   const f = await keptResolution(driver, { ...parseFilters(sp, Date.now()), group });
   // Advice is statistics: the page reads the newest keys' diagnoses, not a busy week's every one (docs/dashboard.md).
-  const [{ spans, episodes, activityCut, advice, incidents, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
+  const [{ spans, members, episodes, activityCut, advice, incidents, rebalancesPerHour: perHour, findingsSampled }, choices] = await Promise.all([
     groupPage(driver, group, f, locale),
     filterChoices(driver, f),
   ]);
@@ -54,6 +55,11 @@ export default async function GroupPage({ params, searchParams }: Props) {
           <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, formatTime(activityCut.firstTs, { precision: "s" }))}</p>
         ) : null}
         {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} from={f.from} to={f.to} t={t} />}
+      </section>
+      <section aria-labelledby="members-title">
+        <h2 id="members-title">{t.groups.members}</h2>
+        <p className="muted note">{t.groups.membersNote}</p>
+        {members.length === 0 ? <p className="muted">{t.groups.noMembers}</p> : <MemberLanes lanes={members} from={f.from} to={f.to} t={t} />}
       </section>
       <div className="widgets">
         <Suspense fallback={<WidgetSkeleton id="by-cause" title={t.overview.byCause} label={t.states.loading} />}>

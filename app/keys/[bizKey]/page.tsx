@@ -132,6 +132,28 @@ export default async function KeyPage({ params, searchParams }: Props) {
           ))}
         </section>
       ) : null}
+      {report.membership.some((m) => m.members.length > 0) ? (
+        <section aria-labelledby="membership-title" data-testid="membership">
+          <h2 id="membership-title">{t.key.membership}</h2>
+          <p className="muted note">{t.key.membershipNote}</p>
+          <ul>
+            {report.membership.map((m) => (
+              <li key={m.delivery} data-delivery={m.delivery}>
+                <span className="mono">{t.key.membershipLine(m.group, formatTime(m.at), m.members.length)}</span>
+                {m.members.length === 0 ? ` — ${t.key.membershipNone}` : t.key.membershipList}
+                {m.members.map((member, i) => (
+                  <span key={member.member} className={member.collision ? "member-collision" : undefined} data-collision={member.collision || undefined}>
+                    {i > 0 ? ", " : ""}
+                    <span className="mono">{member.member}</span>
+                    {member.model !== null ? ` (${member.model})` : ""}
+                    {member.collision ? ` ⚠ ${t.key.membershipShared}` : ""}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       {report.missing.length > 0 ? (
         <section aria-labelledby="missing-title">
           <h2 id="missing-title">{t.key.missing}</h2>

@@ -111,6 +111,12 @@ export const en = {
     eventsCount: (n: number) => `${n} events, oldest first.`,
     context: "Around them",
     contextNone: "No rebalance or lifecycle events of these consumer groups and hosts around this key's events.",
+    membership: "In the group at the time",
+    membershipNote: "Who was connected to each delivery's group when it began, from the group's members over time (kept after the raw lines expire).",
+    membershipLine: (group: string, at: string, n: number) => `${group} at ${at}: ${n} ${n === 1 ? "member" : "members"}`,
+    membershipList: ": ",
+    membershipNone: "no member known to be connected",
+    membershipShared: "one clientId, two connections",
     contextCount: (n: number, truncated: boolean) =>
       `${n} rebalance, lifecycle and keyless events of the same groups and hosts from 2 minutes before to 3 minutes after${truncated ? " (the first ones only: the window is crowded)" : ""}.`,
     contextShown: (shown: number, total: number) =>
@@ -209,6 +215,16 @@ export const en = {
     offsetRange: (queue: string, from: number | null, to: number | null, keys: number) =>
       `${queue}${from === null || to === null ? "" : `: offsets ${from}–${to}`} (${keys} ${keys === 1 ? "key" : "keys"})`,
     incidentKeys: (shown: number, all: number) => (shown < all ? `The first ${shown} of ${all.toLocaleString("en-US")} keys:` : "Keys:"),
+    members: "Members over time",
+    membersNote:
+      "Each lane is one member (a clientId as the broker saw it, or the process its own log names), each bar one of its connections from connect to close. They are kept after the raw lines expire. A member connected twice through one broker from two addresses is marked: two processes share its clientId.",
+    noMembers: "No member of this group connected, started or left in this range.",
+    memberCollision: "one clientId, two connections",
+    memberModel: (model: string) => `model ${model}`,
+    memberConnection: (remote: string | null, via: string, since: string, until: string) =>
+      `${remote ?? "no address"}${via === "" ? " (its own log)" : ` → ${via}`}: ${since} – ${until}`,
+    memberSince: { unknown: "before the data", expired: "raw line expired" },
+    memberUntil: { open: "still connected", close: "closed", moved: "reconnected from another host", emptied: "group removed on the broker" },
   },
   duplicates: {
     title: "Duplicates",

@@ -1,0 +1,81 @@
+import { formatTime } from "@/lib/format/time.ts";
+import type { MemberConnection, MemberLane } from "@/lib/groups/member-lanes.ts";
+import type { Dictionary } from "@/lib/i18n/dictionary.ts";
+import { timeScale } from "@/lib/timeline/scale.ts";
+
+/** Lanes drawn at most: members with a collision come first, then the oldest connections. */
+const SHOWN_MEMBERS = 40;
+
+const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
+const utc = (ts: number) => formatTime(ts, { precision: "s", zone: true });
+
+/** Connections of one member that overlap would hide each other: each gets its own row of the lane. */
+function stacked(i: number, n: number): { top: string; height: string } | Record<string, never> {
+  if (n < 2) return {};
+  const rows = Math.min(n, 3);
+  return { top: `${0.35 + (i % rows) * (1.3 / rows)}rem`, height: `${1.1 / rows}rem` };
+}
+
+function connectionText(c: MemberConnection, t: Dictionary): string {
+  const since = c.since === null ? t.groups.memberSince.unknown : `${utc(c.since)}${c.expired ? ` (${t.groups.memberSince.expired})` : ""}`;
+  const until = c.until === null ? t.groups.memberUntil.open : `${utc(c.until)} (${t.groups.memberUntil[c.closedBy ?? "close"]})`;
+  return t.groups.memberConnection(c.remote, c.via, since, until);
+}
+
+/** A group's members over the chosen range (group_members): one lane per member, one bar per connection. */
+export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary }) {
+  const scale = timeScale(from, to, 0.01);
+  const shown = lanes.slice(0, SHOWN_MEMBERS);
+  const axisTick = (ts: number) => formatTime(ts, { precision: "min", date: to - from > 86_400_000 ? "short" : "none" });
+  return (
+    <div className="timeline groups-lanes" data-testid="members">
+      <div className="tl-inner">
+        {shown.map((lane) => (
+          <div key={lane.member} className={`tl-lane${lane.collision ? " member-collision" : ""}`} data-member={lane.member} data-collision={lane.collision || undefined}>
+            <div className="tl-label mono" title={lane.member}>
+              {lane.member}
+              {lane.model !== null ? <span className="muted"> · {t.groups.memberModel(lane.model)}</span> : null}
+              {lane.collision ? (
+                <span className="member-flag" role="img" aria-label={t.groups.memberCollision} title={t.groups.memberCollision}>
+                  {" "}⚠ {t.groups.memberCollision}
+                </span>
+              ) : null}
+            </div>
+            <div className="tl-track">
+              {lane.connections.map((c, i) => {
+                const start = Math.max(c.since ?? from, from);
+                const end = Math.min(c.until ?? to, to);
+                const text = connectionText(c, t);
+                return (
+                  <span
+                    key={i}
+                    className={`tl-span member-connection${c.collides ? " collides" : ""}${c.until === null ? " open" : ""}`}
+                    style={{ left: pct(scale.position(start)), width: pct(Math.max(scale.position(end) - scale.position(start), 0.004)), ...stacked(i, lane.connections.length) }}
+                    title={text}
+                    role="img"
+                    aria-label={text}
+                    tabIndex={0}
+                  />
+                );
+              })}
+            </div>
+          </div>
+        ))}
+        <div className="tl-axis" aria-hidden="true">
+          <div className="tl-label" />
+          <div className="tl-track">
+            {[0, 0.25, 0.5, 0.75, 1].map((f) => {
+              const ts = from + f * (to - from);
+              return (
+                <span key={f} className="tl-tick" style={{ left: pct(scale.position(ts)) }}>
+                  {axisTick(ts)}
+                </span>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+      {lanes.length > shown.length ? <p className="muted note">{t.groups.olderInstances(lanes.length - shown.length)}</p> : null}
+    </div>
+  );
+}
