@@ -60,7 +60,7 @@ export const FORMATS: readonly CollectorFormat[] = [
   },
   {
     name: "rocketmq-broker-log",
-    facts: ["rebalance/add", "rebalance/remove", "rebalance/trigger", "instance_lifecycle/channel_closed", "instance_lifecycle/channel_expired", "instance_lifecycle/channel_inactive", "instance_lifecycle/connected", "instance_lifecycle/group_removed", "instance_lifecycle/offset_reset", "instance_lifecycle/unregistered"],
+    facts: ["rebalance/add", "rebalance/remove", "rebalance/trigger", "instance_lifecycle/channel_closed", "instance_lifecycle/channel_expired", "instance_lifecycle/channel_inactive", "instance_lifecycle/connected", "instance_lifecycle/group_removed", "instance_lifecycle/offset_reset", "instance_lifecycle/unregistered", "instance_lifecycle/producer_connected", "instance_lifecycle/producer_disconnected", "instance_lifecycle/producer_group_removed"],
     description: "broker.log consumer-group lines and transaction.log check-backs (second precision, GMT+8)",
     folder: "collectors/rocketmq-broker-log",
     open: withUserPatterns("rocketmq-broker-log", ROCKETMQ_UTC_OFFSET, openBrokerLog),

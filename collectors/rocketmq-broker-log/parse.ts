@@ -101,6 +101,47 @@ export const TEMPLATES: Template[] = [
     /^SCAN: remove expired channel from ConsumerManager consumerTable\. channel=(?<channel>\S+), consumerGroup=(?<group>\S+)$/,
     "channel_expired",
   ),
+  // ProducerManager: a producer group's channels. Their facts are apart from the consumer group's (`producer_*`), so a
+  // producer never counts as a consumer group's member even where both groups share a name.
+  lifecycle(
+    "producer_connected",
+    /new producer connected, group: /,
+    "new producer connected, group: {} channel: {}",
+    /^new producer connected, group: (?<group>\S+) channel: (?<channel>.+)$/,
+    "producer_connected",
+    () => ({ role: "producer" }),
+  ),
+  lifecycle(
+    "producer_unregistered",
+    /unregister a producer\[/,
+    "unregister a producer[{}] from groupChannelTable {}",
+    /^unregister a producer\[(?<group>[^\]\s]+)\] from groupChannelTable (?<channel>.+)$/,
+    "producer_disconnected",
+    () => ({ role: "producer", reason: "unregistered" }),
+  ),
+  lifecycle(
+    "producer_channel_inactive",
+    /NETTY EVENT: remove channel\[/,
+    "NETTY EVENT: remove channel[{}][{}] from ProducerManager groupChannelTable, producer group: {}",
+    /^NETTY EVENT: remove channel\[(?<channel>.+)\] from ProducerManager groupChannelTable, producer group: (?<group>\S+)$/,
+    "producer_disconnected",
+    () => ({ role: "producer", reason: "channel_inactive" }),
+  ),
+  // 4.x `SCAN: remove expired channel[…]`, 5.x `ProducerManager#scanNotActiveChannel: remove expired channel[…]`.
+  lifecycle(
+    "producer_channel_expired",
+    /remove expired channel\[/,
+    "SCAN: remove expired channel[{}] from ProducerManager groupChannelTable, producer group name: {}",
+    /remove expired channel\[(?<channel>[^\]]{0,300})\] from ProducerManager groupChannelTable, producer group name: (?<group>\S+)$/,
+    "producer_disconnected",
+    () => ({ role: "producer", reason: "channel_expired" }),
+  ),
+  brokerLine(
+    "producer_group_removed",
+    /unregister a producer group\[([^\]\s]+)\] from groupChannelTable|SCAN: remove expired channel from ProducerManager groupChannelTable, all clear, group=(\S+)/,
+    "unregister a producer group[{}] from groupChannelTable",
+    (m) => ({ kind: "instance_lifecycle", group: (m[1] ?? m[2])!, detail: { action: "producer_group_removed", role: "producer" } }),
+  ),
   brokerLine(
     "consumer_group_removed",
     /unregister consumer ok, no any connection, and remove consumer group, (\S+)/,
@@ -210,7 +251,19 @@ function finish(draft: Draft, template: string, line: DecodedLine, ctx: ParseCon
   };
 }
 
-type SignalAction = "connected" | "add" | "remove" | "trigger" | "channel_inactive" | "channel_expired" | "unregistered" | "group_removed" | "channel_closed";
+type SignalAction =
+  | "connected"
+  | "add"
+  | "remove"
+  | "trigger"
+  | "channel_inactive"
+  | "channel_expired"
+  | "unregistered"
+  | "group_removed"
+  | "channel_closed"
+  | "producer_connected"
+  | "producer_disconnected"
+  | "producer_group_removed";
 
 // A producer's channel or group holds no queue: its lines say nothing of a consumer group.
 const PRODUCER = /ProducerManager|producer group/i;
@@ -222,6 +275,20 @@ const PRODUCER = /ProducerManager|producer group/i;
  * changed the group (the broker then tells its consumers to rebalance).
  */
 export const SIGNALS: readonly Signal<SignalAction>[] = [
+  // First: a producer's line read by a consumer's signal would make it a consumer group's member.
+  {
+    name: "producer_group_removed",
+    action: "producer_group_removed",
+    anchor: /unregister a producer group\b|ProducerManager groupChannelTable, all clear/,
+    wording: "a producer group's last channel left the broker",
+  },
+  {
+    name: "producer_disconnected",
+    action: "producer_disconnected",
+    anchor: /unregister a producer\b|remov(?:e|ing) (?:expired |not active |inactive |idle )?channel\b[^\n]{0,400}\bfrom ProducerManager\b/,
+    wording: "a producer's channel left its producer group",
+  },
+  { name: "producer_connected", action: "producer_connected", anchor: /new producer connected\b/, wording: "a producer registered with its producer group" },
   {
     name: "client_id_changed",
     action: "connected",
@@ -287,6 +354,9 @@ const SIGNAL_KINDS: Record<SignalAction, EventKind> = {
   unregistered: "instance_lifecycle",
   group_removed: "instance_lifecycle",
   channel_closed: "instance_lifecycle",
+  producer_connected: "instance_lifecycle",
+  producer_disconnected: "instance_lifecycle",
+  producer_group_removed: "instance_lifecycle",
 };
 
 const CHANNEL_INFO = /ClientChannelInfo \[channel=[^\]]{0,200}\][^\]]{0,400}\]/g;
@@ -316,7 +386,9 @@ function lockDrafts(kind: EventKind, group: string | undefined, detail: Detail, 
 
 const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) => {
   const kind = SIGNAL_KINDS[signal.action];
-  const group = firstOf(text, /\bGROUP: (\S+)/, /\bGroup: (\S+)/, /\bgroupName=([^,\s\]]+)/) ?? groupIn(text);
+  const group =
+    firstOf(text, /\bGROUP: (\S+)/, /\bGroup: (\S+)/, /\bgroupName=([^,\s\]]+)/, /\bproducer group(?: name)?[:=] ?([^,\s\]]+)/, /\bunregister a producer(?: group)?\[([^\]\s]+)\]/) ??
+    groupIn(text);
   const detail: Detail = { action: signal.action, signal: signal.name };
   if (signal.action === "add" || signal.action === "remove") return lockDrafts(kind, group, detail, text);
   const channels = [...text.matchAll(CHANNEL_INFO)].map((m) => m[0]);
@@ -325,9 +397,10 @@ const SIGNAL_SET = new SignalSet<SignalAction, Draft>(SIGNALS, (signal, text) =>
     const previous = channels.length > 1 ? (parseChannel(channels[0]!).clientId ?? undefined) : undefined;
     return [{ kind, group, channel: channels.at(-1), detail: { ...detail, reason: "client_id_changed", previousClientId: previous } }];
   }
+  const role = signal.action.startsWith("producer_") ? { role: "producer" } : {};
   const channel = channels[0] ?? firstOf(text, /\[\/?(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5})\]/, /channel=\/?([^,\s\]]+)/) ?? ADDRESS.exec(text)?.[1];
   const reason = /IDLE exception/.test(text) ? "idle" : undefined;
-  return [{ kind, group: signal.action === "channel_closed" ? undefined : group, channel, detail: { ...detail, reason } }];
+  return [{ kind, group: signal.action === "channel_closed" ? undefined : group, channel, detail: { ...detail, ...role, reason } }];
 });
 
 export function openBrokerLog(ctx: ParseContext): LineParser {

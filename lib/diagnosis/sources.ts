@@ -146,6 +146,11 @@ export const READS = {
   // The group is gone from the broker: no connection of it is left there; its members' own lines say what they held.
   "instance_lifecycle/group_removed": ["group_emptied"],
   "instance_lifecycle/unregistered": ["left", "client_close", "member_closes"],
+  // A producer group is no consumer group: its channels hold no queue and are never a group's members. The broker sends
+  // a transaction check-back to one channel of the producer group, so which producers were connected is shown with it.
+  "instance_lifecycle/producer_connected": ["shown"],
+  "instance_lifecycle/producer_disconnected": ["shown"],
+  "instance_lifecycle/producer_group_removed": ["shown"],
   // The client's side of an unregister the broker logs as `unregistered`; a shutdown line accompanies it.
   "instance_lifecycle/unregister_client": ["shown"],
   "instance_lifecycle/start": ["joined", "member_opens"],

@@ -47,6 +47,9 @@ export const FACTS = {
     "ack_timeout", // RabbitMQ: a delivery not acknowledged within consumer_timeout
     "group_removed", // RocketMQ broker: a consumer group removed
     "unregistered", // RocketMQ broker: a client unregistered
+    "producer_connected", // RocketMQ broker: a producer registered with its producer group
+    "producer_disconnected", // RocketMQ broker: a producer left its producer group (unregistered, inactive or expired)
+    "producer_group_removed", // RocketMQ broker: a producer group's last channel left
     "unregister_client", // RocketMQ client: the client unregistered itself
     "start", // RocketMQ client: a client started
     "starting", // RocketMQ client: a consumer starting, with its message model

@@ -6,6 +6,7 @@ import { validateEvent } from "../../../lib/events/validate.ts";
 import type { ParseContext } from "../../../collectors/types.ts";
 import { parse, parseBrokerLogLine } from "../../../collectors/rocketmq-broker-log/parse.ts";
 import { collectorTestdata } from "../../helpers/golden.ts";
+import { memberChangeOf } from "../../../lib/diagnosis/members.ts";
 
 const CTX: ParseContext = { source: "rocketmq-broker-log:test", instance: "broker-a" };
 const PREFIX = "2026-11-30 20:00:20 INFO HeartbeatThread_1 - ";
@@ -128,11 +129,11 @@ describe("rocketmq broker log: time", () => {
 });
 
 describe("rocketmq broker log: skipped lines and issues", () => {
-  it("counts other broker lines and the producer's channel lines as skipped, a stack trace as part of the line before it", () => {
+  it("counts other broker lines as skipped, a stack trace as part of the line before it", () => {
     const text = [
       "2026-11-30 19:59:50 INFO brokerOutApi_thread_1 - register broker[0]to name server 10.0.0.1:9876 OK",
       "2026-11-30 20:12:31 WARN ClientHousekeepingScheduledThread1 - SCAN: remove expired channel from ConsumerManager consumerTable, all clear, consumerGroup=g",
-      "2026-11-30 20:10:44 INFO NettyEventExecutor - NETTY EVENT: remove channel[10.0.0.9:41822][ClientChannelInfo [channel=x]] from ProducerManager groupChannelTable, producer group: pg",
+      "2026-11-30 20:12:32 WARN TransactionalMessageCheckService - Check transaction failed, channel table is empty. groupId=pg",
       "java.io.IOException: Connection reset by peer",
       "\tat sun.nio.ch.FileDispatcherImpl.read0(Native Method)",
     ].join("\n");
@@ -228,5 +229,43 @@ describe("rocketmq broker log: properties", () => {
         assert.equal(event.instance, `${host}@${pid}`);
       }),
     );
+  });
+});
+
+describe("rocketmq broker log: producer registrations", () => {
+  // Producer and consumer groups are separate tables on the broker and may share a name: a producer's lines must never
+  // open or close a consumer membership, or the shared-clientId and broadcast rules would count it.
+  const PRODUCER = CHANNEL_INFO("-").replace("10.0.0.7@8812#2104901442861", "10.0.0.9@4410");
+  const lines = [
+    `${PREFIX}new producer connected, group: cg_order_paid channel: ${PRODUCER}`,
+    `${PREFIX}unregister a producer[cg_order_paid] from groupChannelTable ${PRODUCER}`,
+    `${PREFIX}NETTY EVENT: remove channel[${PRODUCER}][10.0.0.9:50321] from ProducerManager groupChannelTable, producer group: cg_order_paid`,
+    `${PREFIX}ProducerManager#scanNotActiveChannel: remove expired channel[10.0.0.9:50321] from ProducerManager groupChannelTable, producer group name: cg_order_paid`,
+    `${PREFIX}unregister a producer group[cg_order_paid] from groupChannelTable`,
+    `${PREFIX}SCAN: remove expired channel from ProducerManager groupChannelTable, all clear, group=cg_order_paid`,
+  ];
+
+  it("each is a producer fact of the producer group, with the producer's clientId as instance", () => {
+    const actions = lines.map((line) => {
+      const event = oneEvent(line);
+      assert.equal(event.group, "cg_order_paid");
+      assert.equal(event.detail.role, "producer");
+      return event.detail.action;
+    });
+    assert.deepEqual(actions, ["producer_connected", "producer_disconnected", "producer_disconnected", "producer_disconnected", "producer_group_removed", "producer_group_removed"]);
+    assert.equal(oneEvent(lines[0]!).instance, "10.0.0.9@4410");
+  });
+
+  it("none is a consumer group's membership change, while the consumer's own connect is", () => {
+    for (const line of lines) assert.equal(memberChangeOf(oneEvent(line)), null, line);
+    const consumer = oneEvent(`${PREFIX}new consumer connected, group: cg_order_paid CONSUME_PASSIVELY BROADCASTING channel: ${CHANNEL_INFO("-")}`);
+    assert.equal(memberChangeOf(consumer)?.change, "open");
+  });
+
+  it("a wording no template holds is still read as the producer's, not the consumer's", () => {
+    const event = oneEvent(`${PREFIX}NETTY EVENT: removing inactive channel[${PRODUCER}] from ProducerManager, producer group: cg_order_paid`);
+    assert.equal(event.detail.action, "producer_disconnected");
+    assert.equal(event.group, "cg_order_paid");
+    assert.equal(memberChangeOf(event), null);
   });
 });
