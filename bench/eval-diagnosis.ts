@@ -10,7 +10,7 @@
 //   --write-docs    replace the "Evaluation" section of docs/diagnosis.md with the measured tables
 //   --spans         grade OpenTelemetry spans (lib/simulator/otel: Kafka and RocketMQ 5 through the Java agent's
 //                   instrumentations, plus the Kafka consumers' client logs) instead of the RocketMQ 4 cluster's files
-//   --raw-retention DURATION  (e.g. 1h, 1d) raw keyless lines older than this before a key's last event are gone when
+//   --raw-retention DURATION  (e.g. 1h, 1d) raw keyless lines older than this before a key's first event are gone when
 //                   it is diagnosed, as DUPSCOPE_RETENTION_EVENTS leaves them: the groups' members must still tell
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -191,9 +191,13 @@ class EventIndex {
     return stableByTs([...own, ...named]);
   }
 
-  /** The oldest raw line still stored when the key is diagnosed (at its last event). */
+  /**
+   * The oldest raw line still stored when the key is diagnosed, as its first events arrive. (Diagnosed again when a
+   * later event arrives past the retention, the key would have lost its own first events too: the store then shows
+   * the diagnosis it kept, which this run does not model.)
+   */
   private rawFrom(events: readonly NormalizedEvent[]): number {
-    return this.rawRetentionMs === null ? -Infinity : Math.max(...events.map((e) => e.ts)) - this.rawRetentionMs;
+    return this.rawRetentionMs === null ? -Infinity : Math.min(...events.map((e) => e.ts)) - this.rawRetentionMs;
   }
 
   /** scope.ts, rule 2: keyless events of the key's groups and hosts within its window, those the retention left. */
@@ -710,7 +714,7 @@ function writeDocs(opts: Options, reports: Report[]): void {
         ...measured,
         "",
         `The same run as above, but each key is diagnosed as a store with \`DUPSCOPE_RETENTION_EVENTS=${formatDuration(opts.rawRetentionMs)}\` would answer`,
-        "when the key's last event arrived: raw keyless lines older than that are gone, and what the groups' members",
+        "when the key's first events arrived: raw keyless lines older than that are gone, and what the groups' members",
         "were (lib/diagnosis/members.ts) comes from their state over time, folded from every membership line of the run,",
         "as lib/store/group-members.ts keeps it. The simulator's long-running processes connect hours before the keys, so",
         "their connect lines, and the BROADCASTING group's, are among the expired ones.",

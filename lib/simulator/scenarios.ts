@@ -1,4 +1,4 @@
-import { MINUTE, SECOND } from "./clock.ts";
+import { HOUR, MINUTE, SECOND } from "./clock.ts";
 import type { Planner } from "./planner.ts";
 import { BROKER_NAMES, delayOfLevel, GROUPS } from "./topology.ts";
 
@@ -137,12 +137,15 @@ const sharedClientId: Scenario = {
   summary: "two processes join on one machine with one instanceName, so one clientId: both consume the same queues (30 %: distinct clientIds)",
   groups: [ORDER],
   plan: (p, keys) => {
-    for (const count of episodes(keys, 24)) {
-      const joinAt = p.slot(ORDER, 150 * SECOND) + 15 * SECOND;
-      const stayMs = p.rng.int(80 * SECOND, 100 * SECOND);
+    for (const [n, count] of episodes(keys, 24).entries()) {
+      // Every other pair has been running for hours when its keys come, as long-running consumers are: their connect
+      // lines are older than a short raw-event retention keeps (eval:diagnosis -- --raw-retention 1h).
+      const leadMs = n % 2 === 1 ? p.rng.int(2 * HOUR, 4 * HOUR) : 0;
+      const joinAt = p.slot(ORDER, 150 * SECOND + leadMs) + 15 * SECOND;
+      const stayMs = leadMs + p.rng.int(80 * SECOND, 100 * SECOND);
       // The hard negative: two pods on one host, each with its own clientId.
       p.pair(ORDER, joinAt, stayMs, p.rng.chance(0.7) ? "order-paid-consumer" : undefined);
-      for (let i = 0; i < count; i++) p.send(ORDER, joinAt + p.rng.int(30 * SECOND, stayMs - 15 * SECOND), p.key(ORDER));
+      for (let i = 0; i < count; i++) p.send(ORDER, joinAt + leadMs + p.rng.int(30 * SECOND, stayMs - leadMs - 15 * SECOND), p.key(ORDER));
     }
   },
 };

@@ -21,10 +21,9 @@ export function broadcastConsumption(p: Pair): RuleResult | null {
   // A member's own log says it started with the mode; a broker's, that it connected with it.
   const started = model.via === "" ? { startedWith: true as const } : {};
   const expired = sinceExpired(model, p.context) ? { expired: true as const } : {};
-  const cited = p.context.some((e) => e.id === model.sinceEvent) ? model.sinceEvent : null;
   const found = [
     ...p.copy.evidence,
-    evidence("broadcasting_group", "cause", [cited], { group, instance: model.instance, ts: model.since!, ...started, ...expired }, { coarse: model.sinceCoarse }),
+    evidence("broadcasting_group", "cause", [model.sinceEvent], { group, instance: model.instance, ts: model.since!, ...started, ...expired }, { coarse: model.sinceCoarse }),
   ];
   return { cause: "broadcast_consumption", score: 0.96, evidence: found };
 }

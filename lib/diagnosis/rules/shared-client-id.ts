@@ -24,11 +24,12 @@ export function sharedClientId(p: Pair): RuleResult | null {
   const shared = sharedConnection(p, hostOf(a));
   if (shared === undefined) return null;
   const [earlier, later] = shared;
-  const inContext = (id: string | null) => id !== null && p.context.some((e) => e.id === id);
   const expired = sinceExpired(earlier, p.context) || sinceExpired(later, p.context) ? { expired: true as const } : {};
   const found: Evidence[] = [
     ...p.copy.evidence,
-    evidence("client_id_shared", "cause", [earlier.sinceEvent, later.sinceEvent].filter(inContext), {
+    // The connect lines are cited even once expired: their ids still name the two connections, which is what makes
+    // the keys of one overlap one incident of the group (episodes.ts).
+    evidence("client_id_shared", "cause", [earlier.sinceEvent, later.sinceEvent], {
       clientId: later.member,
       host: hostOf(a),
       remotes: [earlier.remote ?? "?", later.remote ?? "?"],

@@ -52,7 +52,7 @@ describe("broadcast_consumption", () => {
     assert.equal(v.outcome, "unknown");
     assert.equal(countsAsDuplicate(v), false);
     const e = v.evidence.find((x) => x.code === "broadcasting_group")!;
-    assert.deepEqual(e.eventIds, [], "the line is stored, but outside the key's context: the evidence states it");
+    assert.deepEqual(e.eventIds, [lines[0]!.id], "the line that made the interval, though outside the key's context");
     assert.match(describeEvidence(e), /^group cg_config_cache consumes in BROADCASTING mode \(10\.0\.22\.11@3117 connected with it at 09:00:00\): every instance receives every message, so the second consumption on another instance is by design \(broker time, to the second\)$/);
     assert.match(describeEvidence(e, { locale: "zh-CN" }), /以 BROADCASTING（广播）模式消费.*设计如此/);
     const [group] = summarizeFindings({ diagnoses: [result], delivered: [{ group: "cg_config_cache", topic: null, keys: 1 }] });

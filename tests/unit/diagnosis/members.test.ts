@@ -113,7 +113,7 @@ describe("diagnosis reads the members, not the lines around the key", () => {
     const v = diagnoseKey({ bizKey: KEY, events, context: [], members: stored }).duplicates[0]!;
     assert.equal(v.cause, "shared_client_id");
     const e = v.evidence.find((x) => x.code === "client_id_shared")!;
-    assert.deepEqual(e.eventIds, []);
+    assert.deepEqual(e.eventIds, lines.map((l) => l.id), "the expired lines' ids still name the two connections");
     assert.match(describeEvidence(e), /from 10\.0\.11\.20:48864 and 10\.0\.11\.20:51202, connected since 12:00:00\.000 and 12:00:02\.000, raw lines expired\)/);
     assert.match(describeEvidence(e, { locale: "zh-CN" }), /原始日志已过期/);
   });
