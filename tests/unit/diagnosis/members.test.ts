@@ -7,6 +7,7 @@ import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { foldMembers, groupModelAt, memberChangesIn, membersDuring } from "../../../lib/diagnosis/members.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
+import { memberLanes, membersAt } from "../../../lib/groups/member-lanes.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
 import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { dedup, HOUR, SEC, T0 } from "../../helpers/diagnosis-events.ts";
@@ -121,5 +122,28 @@ describe("diagnosis reads the members, not the lines around the key", () => {
   it("does not name it once one of the two connections closed before the key", () => {
     const closed = fold([...lines, ...broker([unregistered(HOUR, `${HOST}@order-paid-consumer`, 48864)])]);
     assert.notEqual(diagnoseKey({ bizKey: KEY, events, context: [], members: closed }).duplicates[0]?.cause, "shared_client_id");
+  });
+});
+
+describe("member lanes for the pages", () => {
+  it("marks a member whose two connections through one broker overlapped, and says who was in the group at a time", () => {
+    const intervals = fold(
+      broker([
+        connected(0, `${HOST}@DEFAULT`, 48864),
+        connected(2 * SEC, `${HOST}@DEFAULT`, 51202),
+        connected(HOUR, "10.0.11.21@7311", 40001, "CLUSTERING", "10.0.11.21"),
+        unregistered(2 * HOUR, `${HOST}@DEFAULT`, 48864),
+      ]),
+    );
+    const lanes = memberLanes(intervals, T0, T0 + 3 * HOUR);
+    assert.deepEqual(
+      lanes.map((l) => [l.member, l.collision, l.connections.map((c) => [c.remote, c.collides, c.closedBy])]),
+      [
+        [`${HOST}@DEFAULT`, true, [[`${HOST}:48864`, true, "close"], [`${HOST}:51202`, true, null]]],
+        ["10.0.11.21@7311", false, [["10.0.11.21:40001", false, null]]],
+      ],
+    );
+    assert.deepEqual(membersAt(intervals, GROUP, T0 + 30 * 60_000).map((l) => [l.member, l.collision]), [[`${HOST}@DEFAULT`, true]]);
+    assert.deepEqual(membersAt(intervals, GROUP, T0 + 150 * 60_000).map((l) => [l.member, l.collision]), [[`${HOST}@DEFAULT`, false], ["10.0.11.21@7311", false]]);
   });
 });
