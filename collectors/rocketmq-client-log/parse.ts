@@ -555,8 +555,13 @@ export const TEMPLATES: Template[] = [
     "unregister_client",
     (m) => ({ group: present(m[2]) ?? undefined, detail: { producerGroup: present(m[1]) ?? undefined } }),
   ),
-  clientLifecycle("producer_start", /the (?:producer|client factory) \[([^\]]*)\] start OK/, "the producer [{}] start OK", "start", () => ({ detail: { role: "producer" } })),
-  clientLifecycle("producer_shutdown", /the (?:producer|client factory) \[([^\]]*)\] shutdown OK/, "the producer [{}] shutdown OK", "shutdown", () => ({ detail: { role: "producer" } })),
+  // The producer group stays in detail: a group on the event would open a membership of it (lib/diagnosis/members.ts),
+  // and a producer is no member of any group that consumes.
+  clientLifecycle("producer_start", /the producer \[([^\]]*)\] start OK/, "the producer [{}] start OK", "start", (m) => ({ detail: { role: "producer", producerGroup: present(m[1]!) ?? undefined } })),
+  clientLifecycle("producer_shutdown", /the producer \[([^\]]*)\] shutdown OK/, "the producer [{}] shutdown OK", "shutdown", (m) => ({ detail: { role: "producer", producerGroup: present(m[1]!) ?? undefined } })),
+  // MQClientInstance prints its clientId, shared by the process's producers and consumers.
+  clientLifecycle("client_factory_start", /the client factory \[([^\]\s]+)\] start OK/, "the client factory [{}] start OK", "start", (m) => ({ clientId: m[1]! })),
+  clientLifecycle("client_factory_shutdown", /the client factory \[([^\]\s]+)\] shutdown OK/, "the client factory [{}] shutdown OK", "shutdown", (m) => ({ clientId: m[1]! })),
   clientLifecycle("cpp_producer_start", /DefaultMQ(?:Producer|PushConsumer|PullConsumer):(\S+) start/, "DefaultMQProducer:{group} start", "start", (m) => ({ group: m[1] })),
   clientLifecycle(
     "close_channel",
@@ -695,20 +700,22 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "offset_reset",
     action: "offset_reset",
-    anchor: /offset (?:is )?illegal|OFFSET_ILLEGAL|consumerOffset is -1|invalid (?:consumer )?offset|reset(?:ting)? (?:the )?(?:consumer )?offsets?|correct(?:ed)? (?:the )?offset|offsets? (?:was |were )?(?:corrected|reset to)/i,
+    // LocalFileOffsetStore falls back to the `.bak` file a persist older: a BROADCASTING consumer's offsets go back.
+    anchor: /readLocalOffset Exception, and try to correct|offset (?:is )?illegal|OFFSET_ILLEGAL|consumerOffset is -1|invalid (?:consumer )?offset|reset(?:ting)? (?:the )?(?:consumer )?offsets?|correct(?:ed)? (?:the )?offset|offsets? (?:was |were )?(?:corrected|reset to)/i,
     wording: "the consumer's offset was found illegal or reset",
   },
   {
     name: "shutdown",
     action: "shutdown",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:consumer|producer|client)\\b`, "i"),
-    unless: /shut ?down (?:fail|error)|failed to shut ?down/i,
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push |simple |lite push )?(?:consumer|producer|client)\\b`, "i"),
+    // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it.
+    unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to shut ?down/i,
     wording: "a client shut down",
   },
   {
     name: "start",
     action: "start",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b`, "i"),
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed|s)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b`, "i"),
     wording: "a client started",
   },
   {
