@@ -166,8 +166,9 @@ const joined: Template = {
 const springContainer: Template = {
   name: "spring_partitions",
   // Spring Kafka's KafkaMessageListenerContainer: `partitions assigned: [t-0]`, since 2.3 prefixed by the group id.
-  // Bounded like a group id (255): an unbounded run made each start of a long dotted line rescan it, quadratic.
-  head: /(?:[\w.-]{1,255}: )?partitions (?:assigned|revoked|lost):/,
+  // Bounded like a group id (255), and begun only where such a run begins: otherwise every character of a long
+  // dotted line starts a 255-character scan (a 1 MiB line of `a.` took 2-4 s).
+  head: /(?:(?<![\w.-])[\w.-]{1,255}: )?partitions (?:assigned|revoked|lost):/,
   wording: "{group}: partitions assigned|revoked|lost: [{}]",
   atStart: true,
   read(message) {
@@ -251,7 +252,7 @@ const RDKAFKA_TEMPLATES: Template[] = [
     // `no longer considered lost`: an assign() took the assignment back; nothing was lost.
     m[1] === undefined ? [] : [{ action: "lost", wording: 'Group "{}": current assignment of {} partition(s) lost: {}', detail: { partitionCount: Number(m[1]), reason: /lost: (.*)$/.exec(message)?.[1] } }],
   ),
-  rdkafkaTemplate("rdkafka_offset_reset", /([\w.-]{1,249}) \[(\d{1,6})\]: offset reset \(at (?:offset )?(-?\d{1,20}|[A-Z]{1,12})[^)]{0,40}\)?[^)]{0,40}\) to (?:offset )?(-?\d{1,20}|[A-Z]{1,12})/, "{topic} [{partition}]: offset reset (at offset {}, broker {}) to offset {}: {reason}", readRdkafkaReset),
+  rdkafkaTemplate("rdkafka_offset_reset", /(?<![\w.-])([\w.-]{1,249}) \[(\d{1,6})\]: offset reset \(at (?:offset )?(-?\d{1,20}|[A-Z]{1,12})[^)]{0,40}\)?[^)]{0,40}\) to (?:offset )?(-?\d{1,20}|[A-Z]{1,12})/, "{topic} [{partition}]: offset reset (at offset {}, broker {}) to offset {}: {reason}", readRdkafkaReset),
   rdkafkaTemplate("rdkafka_leave", /(?:Group "[^"]*": leave\b|LeaveGroup response received)/, 'Group "{}": leave (in state {})', () => [{ action: "leave_group", wording: 'Group "{}": leave (in state {})' }]),
   rdkafkaTemplate("rdkafka_rebalance_cb", /RebalanceCb: Local: (Assign|Revoke) partitions: (.*)$/, "RebalanceCb: Local: Assign|Revoke partitions: {}", (m) => [
     { action: m[1] === "Assign" ? "assign" : "revoke", wording: `RebalanceCb: Local: ${m[1]} partitions: {}`, partitions: rdkafkaPartitions(m[2]!) },
