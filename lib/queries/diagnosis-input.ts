@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
 import { BatchContext } from "../diagnosis/batch-context.ts";
-import { membersSpan } from "../diagnosis/members.ts";
+import { membersFor, membersSpan } from "../diagnosis/members.ts";
 import { CONTEXT_KINDS, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
 import { readMembers, type StoredInterval } from "../store/group-members.ts";
@@ -166,7 +166,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
   const [{ context, truncated }, members] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
-    readMembers(driver, [...probes.values()]),
+    readMembers(driver, [...probes.values()], hosts.map(hostPrefix)),
   ]);
   const byGroup = new Map<string, StoredInterval[]>();
   const seen = new Set<string>();
@@ -183,6 +183,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
     const events = keyEvents.get(bizKey);
     if (!events) return [];
     const scope = scopes.get(bizKey)!;
-    return [{ bizKey, events, context: batch.of(events, scope), members: scope.groups.flatMap((g) => byGroup.get(g) ?? []), contextTruncated: truncated }];
+    const candidates = scope.groups.flatMap((g) => byGroup.get(g) ?? []);
+    return [{ bizKey, events, context: batch.of(events, scope), members: membersFor(candidates, scope.groups, membersSpan(events), scope.hosts), contextTruncated: truncated }];
   });
 }

@@ -3,7 +3,7 @@ import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import { rawEventsFrom } from "../queries/retention.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
-import { pruneMembers } from "../store/group-members.ts";
+import { pruneMembers, recordRawEventsFrom } from "../store/group-members.ts";
 import type { Retention } from "../store/retention-config.ts";
 
 /**
@@ -87,6 +87,7 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   // key outweighed the events themselves at production rates (docs/deploy.md#retention). Such a key has no verdict;
   // its count in the key rollups stays until DUPSCOPE_RETENTION_VERDICTS, as the overview's rates need it.
   const keptFrom = (await rawEventsFrom(driver)) ?? eventsBefore;
+  await recordRawEventsFrom(driver, keptFrom);
   const { keys: keysWithoutFindings } = await deleteKeysBefore(driver, keptFrom, true);
   const at = new Date(verdictsBefore);
   const { keys, verdicts } = await deleteKeysBefore(driver, verdictsBefore, false);

@@ -6,7 +6,8 @@ import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { unrecognisedNear } from "../store/unrecognised.ts";
 import { contextRows } from "./context-rows.ts";
-import { foldMembers, memberChangesIn, type MemberInterval } from "../diagnosis/members.ts";
+import { foldMembers, fromHosts, memberChangesIn, type MemberInterval } from "../diagnosis/members.ts";
+import { contextScope } from "../diagnosis/scope.ts";
 import { membersAt, type MemberLane } from "../groups/member-lanes.ts";
 import { loadDiagnosisInputs } from "../queries/diagnosis-input.ts";
 import { rawEventsFrom, storedKeyDiagnosis } from "../queries/retention.ts";
@@ -55,8 +56,11 @@ export interface DeliveryMembers {
 /** How far either side of a delivery's start a connection still counts as open then: the clocks' disagreement. */
 const MEMBERSHIP_SLACK_MS = 3000;
 
-function membershipOf(deliveries: readonly Delivery[], members: readonly MemberInterval[]): DeliveryMembers[] {
-  return deliveries.flatMap((d) => (d.group === null ? [] : [{ delivery: d.id, group: d.group, at: d.start, members: membersAt(members, d.group, d.start, MEMBERSHIP_SLACK_MS) }]));
+/** The members connected from the hosts that consumed the key (the store reads no others, but the group's model). */
+function membershipOf(deliveries: readonly Delivery[], members: readonly MemberInterval[], events: readonly NormalizedEvent[]): DeliveryMembers[] {
+  const hosts = contextScope(events)?.hosts ?? [];
+  const onHosts = members.filter((i) => fromHosts(i, hosts));
+  return deliveries.flatMap((d) => (d.group === null ? [] : [{ delivery: d.id, group: d.group, at: d.start, members: membersAt(onHosts, d.group, d.start, MEMBERSHIP_SLACK_MS) }]));
 }
 
 export function localeFrom(value: string | null | undefined): Locale {
@@ -88,7 +92,7 @@ export function renderReport(
     normalRetries: diagnosis.normalRetries,
     missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
     findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
-    membership: membershipOf(diagnosis.deliveries, members),
+    membership: membershipOf(diagnosis.deliveries, members, events),
   };
 }
 

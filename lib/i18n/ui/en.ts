@@ -112,8 +112,9 @@ export const en = {
     context: "Around them",
     contextNone: "No rebalance or lifecycle events of these consumer groups and hosts around this key's events.",
     membership: "In the group at the time",
-    membershipNote: "Who was connected to each delivery's group when it began, from the group's members over time (kept after the raw lines expire).",
-    membershipLine: (group: string, at: string, n: number) => `${group} at ${at}: ${n} ${n === 1 ? "member" : "members"}`,
+    membershipNote:
+      "For each delivery, the members of its group connected from the hosts that consumed this key when it began, from the group's members over time (kept after the raw lines expire). The group page shows every member.",
+    membershipLine: (group: string, at: string, n: number) => `${group} at ${at}: ${n} ${n === 1 ? "member" : "members"} on these hosts`,
     membershipList: ": ",
     membershipNone: "no member known to be connected",
     membershipShared: "one clientId, two connections",

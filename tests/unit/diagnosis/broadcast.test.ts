@@ -6,7 +6,7 @@ import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { summarizeFindings } from "../../../lib/diagnosis/findings.ts";
 import { foldMembers, memberChangesIn, membersFor, membersSpan } from "../../../lib/diagnosis/members.ts";
-import { contextOf } from "../../../lib/diagnosis/scope.ts";
+import { contextOf, contextScope } from "../../../lib/diagnosis/scope.ts";
 import { countsAsDuplicate } from "../../../lib/diagnosis/vocabulary.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
@@ -22,7 +22,7 @@ import { HOUR, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 /** The members the store gives a key of these events (membersFor), their lines still stored. */
 const storedMembers = (lines: readonly NormalizedEvent[], events: readonly NormalizedEvent[]) =>
-  membersFor(foldMembers(memberChangesIn(lines)), [...new Set(events.flatMap((e) => (e.group === null ? [] : [e.group])))], membersSpan(events)).map((i) => ({ ...i, sinceRaw: true }));
+  membersFor(foldMembers(memberChangesIn(lines)), contextScope(events)!.groups, membersSpan(events), contextScope(events)!.hosts).map((i) => ({ ...i, sinceRaw: true }));
 
 function connected(at: number, group: string, model: "BROADCASTING" | "CLUSTERING", host: string): NormalizedEvent[] {
   const line = `${gmt8(T0 + at, "s")} INFO HeartbeatThread_2 - new consumer connected, group: ${group} CONSUME_PASSIVELY ${model} channel: ClientChannelInfo [channel=[id: 0x2f1c9a07, L:/10.0.0.2:10911 - R:/${host}:40112], clientId=${host}@3117, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
