@@ -266,9 +266,10 @@ export function groupModelAt(intervals: readonly MemberInterval[], group: string
   return newest;
 }
 
-/** Whether the connection came from one of these hosts (by its clientId's host, or its remote address's). */
+/** Whether the connection came from one of these hosts (memberHost). */
 export function fromHosts(i: MemberInterval, hosts: readonly string[]): boolean {
-  return (i.instance !== null && hosts.includes(hostOf(i.instance))) || (i.remote !== null && hosts.includes(remoteHost(i.remote)));
+  const host = memberHost(i);
+  return host !== null && hosts.includes(host);
 }
 
 /**

@@ -166,7 +166,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
   const [{ context, truncated }, members] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
-    readMembers(driver, [...probes.values()], hosts.map(hostPrefix)),
+    readMembers(driver, [...probes.values()], hosts),
   ]);
   const byGroup = new Map<string, StoredInterval[]>();
   const seen = new Set<string>();

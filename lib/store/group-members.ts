@@ -1,4 +1,4 @@
-import { foldMembers, memberChangeOf, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
+import { foldMembers, memberChangeOf, memberHost, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
 
@@ -88,14 +88,15 @@ export async function refoldGroup(session: SqlSession, group: string): Promise<v
   if (intervals.length === 0) return;
   const col = <T>(pick: (i: MemberInterval) => T) => intervals.map(pick);
   await session.run(
-    `INSERT INTO group_members (group_name, n, member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by)
-       SELECT $1, n::int - 1, member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::boolean[], $11::bigint[], $12::text[], $13::text[])
-         WITH ORDINALITY AS u(member, instance, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by, n)`,
+    `INSERT INTO group_members (group_name, n, member, instance, host, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by)
+       SELECT $1, n::int - 1, member, instance, host, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::boolean[], $12::bigint[], $13::text[], $14::text[])
+         WITH ORDINALITY AS u(member, instance, host, via, remote, model, broker, since_ts, since_event, since_coarse, until_ts, until_event, closed_by, n)`,
     [
       group,
       col((i) => i.member),
       col((i) => i.instance),
+      col((i) => memberHost(i)),
       col((i) => i.via),
       col((i) => i.remote),
       col((i) => i.model),
@@ -164,31 +165,32 @@ export async function recordRawEventsFrom(session: SqlSession, from: number): Pr
 }
 
 /**
- * For each (group, from, to): the group's intervals that overlap [from, to] of connections from the hosts $4 names
- * (`host%` patterns: the exact rule, membersFor, applies after), and the newest one begun by `to` that names a
- * message model, however long before (groupModelAt). Each part is one index range per probe (LATERAL, as the
- * other key reads in lib/queries/diagnosis-input.ts, for the same reason: a generic plan must stay an index scan):
- * the open intervals, those that ended after `from`, and the model. An OR of the first two read every interval of the
- * group and filtered them.
+ * For each (group, from, to): the group's intervals that overlap [from, to] of connections from the hosts $4 names,
+ * and the newest one begun by `to` that names a message model, however long before (groupModelAt). Each part is one
+ * index range per probe (LATERAL, as the other key reads in lib/queries/diagnosis-input.ts, for the same reason: a
+ * generic plan must stay an index scan): per group and host the open intervals and those that ended after `from`,
+ * and per group the model. An OR of the first two read every interval of the group and filtered them.
  */
 export const MEMBERS: PreparedStatement = {
   name: "dupscope_key_members",
   text: `SELECT DISTINCT ON (m.group_name, m.n) m.*, ${SINCE_RAW} AS since_raw
     FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS g(group_name, from_ts, to_ts)
     CROSS JOIN LATERAL (
-      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.until_ts IS NULL
-         AND (x.since_ts IS NULL OR x.since_ts <= g.to_ts) AND (x.instance LIKE ANY($4::text[]) OR x.remote LIKE ANY($4::text[])) OFFSET 0)
+      (SELECT x.* FROM unnest($4::text[]) AS h(host) CROSS JOIN LATERAL (
+         SELECT * FROM group_members y WHERE y.group_name = g.group_name AND y.host = h.host AND y.until_ts IS NULL
+           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) OFFSET 0) x)
       UNION ALL
-      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.until_ts >= g.from_ts
-         AND (x.since_ts IS NULL OR x.since_ts <= g.to_ts) AND (x.instance LIKE ANY($4::text[]) OR x.remote LIKE ANY($4::text[])) OFFSET 0)
+      (SELECT x.* FROM unnest($4::text[]) AS h(host) CROSS JOIN LATERAL (
+         SELECT * FROM group_members y WHERE y.group_name = g.group_name AND y.host = h.host AND y.until_ts >= g.from_ts
+           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) OFFSET 0) x)
       UNION ALL
       (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.model IS NOT NULL AND x.since_ts <= g.to_ts
          ORDER BY x.since_ts DESC, x.since_event COLLATE "C" DESC LIMIT 1)) m`,
 };
 
-export async function readMembers(driver: SqlDriver, probes: readonly { group: string; from: number; to: number }[], hostPatterns: readonly string[]): Promise<StoredInterval[]> {
+export async function readMembers(driver: SqlDriver, probes: readonly { group: string; from: number; to: number }[], hosts: readonly string[]): Promise<StoredInterval[]> {
   if (probes.length === 0) return [];
-  const rows = await driver.prepared<IntervalRow>(MEMBERS, [probes.map((p) => p.group), probes.map((p) => String(p.from)), probes.map((p) => String(p.to)), hostPatterns]);
+  const rows = await driver.prepared<IntervalRow>(MEMBERS, [probes.map((p) => p.group), probes.map((p) => String(p.from)), probes.map((p) => String(p.to)), hosts]);
   return rows.map(intervalOfRow);
 }
 

@@ -135,7 +135,7 @@ for (const backend of backends) {
           const executions = [
             `dupscope_key_events(${keys}, array_fill(${day}::bigint, ARRAY[50]))`,
             `dupscope_key_context(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY[]::text[], ${keys})`,
-            `dupscope_key_members(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY['10.0.1.%'])`,
+            `dupscope_key_members(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY['10.0.1.1'])`,
           ];
           for (const execution of executions) {
             const plan = (await pools.prepared.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE ${execution}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");

@@ -31,6 +31,8 @@ CREATE TABLE "group_members" (
     "n" INTEGER NOT NULL,
     "member" TEXT NOT NULL,
     "instance" TEXT,
+    -- The host the connection came from (lib/diagnosis/members.ts memberHost): a key reads its hosts' connections.
+    "host" TEXT,
     "via" TEXT NOT NULL DEFAULT '',
     "remote" TEXT,
     "model" TEXT,
@@ -44,8 +46,10 @@ CREATE TABLE "group_members" (
     CONSTRAINT "group_members_pkey" PRIMARY KEY ("group_name", "n")
 );
 
--- A key's lookup reads the intervals of its groups still open after its first delivery: by group, from an end.
+-- The group page reads a group's intervals still open after the start of its range: by group, from an end.
 CREATE INDEX "group_members_until_idx" ON "group_members" ("group_name", "until_ts");
+-- A key's lookup reads those of its groups and its hosts: a group of a hundred consumers has hundreds open at once.
+CREATE INDEX "group_members_host_idx" ON "group_members" ("group_name", "host", "until_ts");
 -- and the newest interval that names the group's message model, begun before its last delivery.
 CREATE INDEX "group_members_model_idx" ON "group_members" ("group_name", "since_ts") WHERE "model" IS NOT NULL;
 
