@@ -3,6 +3,7 @@ import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import type { InstanceSpan, MembershipChange } from "@/lib/groups/membership.ts";
 import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
+import { LaneAxis } from "./LaneAxis.tsx";
 
 const SYMBOLS: Record<MembershipChange, string> = { joined: "⊕", left: "⊖", vanished: "⚡" };
 const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left", vanished: "vanished" };
@@ -18,7 +19,6 @@ export function InstanceLanes({ spans, episodes, from, to, t }: { spans: Instanc
   const scale = timeScale(from, to, 0.01);
   const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, SHOWN_INSTANCES));
   const shown = spans.filter((s) => latest.has(s));
-  const axisTick = (ts: number) => formatTime(ts, { precision: "min", date: to - from > 86_400_000 ? "short" : "none" });
   return (
     <div className="timeline groups-lanes" data-testid="instances">
       <div className="tl-inner">
@@ -51,19 +51,7 @@ export function InstanceLanes({ spans, episodes, from, to, t }: { spans: Instanc
             })}
           </div>
         </div>
-        <div className="tl-axis" aria-hidden="true">
-          <div className="tl-label" />
-          <div className="tl-track">
-            {[0, 0.25, 0.5, 0.75, 1].map((f) => {
-              const ts = from + f * (to - from);
-              return (
-                <span key={f} className="tl-tick" style={{ left: pct(scale.position(ts)) }}>
-                  {axisTick(ts)}
-                </span>
-              );
-            })}
-          </div>
-        </div>
+        <LaneAxis scale={scale} from={from} to={to} />
       </div>
       {spans.length > shown.length ? <p className="muted note">{t.groups.olderInstances(spans.length - shown.length)}</p> : null}
       <ul className="tl-legend" aria-label={t.timeline.legend}>

@@ -2,6 +2,7 @@ import { formatTime } from "@/lib/format/time.ts";
 import type { MemberConnection, MemberLane } from "@/lib/groups/member-lanes.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
+import { LaneAxis } from "./LaneAxis.tsx";
 
 /** Lanes drawn at most: members with a collision come first, then the oldest connections. */
 const SHOWN_MEMBERS = 40;
@@ -26,7 +27,6 @@ function connectionText(c: MemberConnection, t: Dictionary): string {
 export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary }) {
   const scale = timeScale(from, to, 0.01);
   const shown = lanes.slice(0, SHOWN_MEMBERS);
-  const axisTick = (ts: number) => formatTime(ts, { precision: "min", date: to - from > 86_400_000 ? "short" : "none" });
   return (
     <div className="timeline groups-lanes" data-testid="members">
       <div className="tl-inner">
@@ -61,19 +61,7 @@ export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from:
             </div>
           </div>
         ))}
-        <div className="tl-axis" aria-hidden="true">
-          <div className="tl-label" />
-          <div className="tl-track">
-            {[0, 0.25, 0.5, 0.75, 1].map((f) => {
-              const ts = from + f * (to - from);
-              return (
-                <span key={f} className="tl-tick" style={{ left: pct(scale.position(ts)) }}>
-                  {axisTick(ts)}
-                </span>
-              );
-            })}
-          </div>
-        </div>
+        <LaneAxis scale={scale} from={from} to={to} />
       </div>
       {lanes.length > shown.length ? <p className="muted note">{t.groups.olderInstances(lanes.length - shown.length)}</p> : null}
     </div>

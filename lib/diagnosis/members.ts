@@ -118,6 +118,11 @@ function remoteHost(remote: string): string {
   return colon > 0 && remote.indexOf(":") === colon ? remote.slice(0, colon) : remote;
 }
 
+/** What a change says of the connection itself, whichever end of it the change is. */
+function connectionOf(c: MemberChange, member: string) {
+  return { group: c.group, member, instance: c.instance, via: c.via, remote: c.remote, model: c.model, broker: c.broker };
+}
+
 const byTimeThenId = (a: MemberChange, b: MemberChange) => a.ts - b.ts || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0);
 
 /**
@@ -179,40 +184,12 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
         continue;
       }
       end(list, (i) => i.via === c.via && i.remote !== null && c.remote !== null && remoteHost(i.remote) !== remoteHost(c.remote), c, "moved");
-      list.push({
-        group: c.group,
-        member,
-        instance: c.instance,
-        via: c.via,
-        remote: c.remote,
-        model: c.model,
-        broker: c.broker,
-        since: c.ts,
-        sinceEvent: c.eventId,
-        sinceCoarse: c.coarse,
-        until: null,
-        untilEvent: null,
-        closedBy: null,
-      });
+      list.push({ ...connectionOf(c, member), since: c.ts, sinceEvent: c.eventId, sinceCoarse: c.coarse, until: null, untilEvent: null, closedBy: null });
       continue;
     }
     const ended = end(list, (i) => (c.via === "" || i.via === c.via) && (c.via === "" || sameRemote(i)), c, "close");
     if (ended === 0 && !seen.has(key)) {
-      done.push({
-        group: c.group,
-        member,
-        instance: c.instance,
-        via: c.via,
-        remote: c.remote,
-        model: c.model,
-        broker: c.broker,
-        since: null,
-        sinceEvent: null,
-        sinceCoarse: false,
-        until: c.ts,
-        untilEvent: c.eventId,
-        closedBy: "close",
-      });
+      done.push({ ...connectionOf(c, member), since: null, sinceEvent: null, sinceCoarse: false, until: c.ts, untilEvent: c.eventId, closedBy: "close" });
     }
     seen.add(key);
   }
