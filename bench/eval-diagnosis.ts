@@ -252,8 +252,11 @@ interface Row {
   pairing: Pairing | null;
 }
 
-/** same: both deliveries agree; other_first: the duplicate agrees, its partner does not; swapped: see matchDuplicates. */
-type Pairing = "same" | "other_first" | "swapped";
+/**
+ * same: both deliveries agree; other_first: the duplicate agrees, its partner does not; swapped and crossed: see
+ * matchDuplicates.
+ */
+type Pairing = "same" | "other_first" | "swapped" | "crossed";
 
 /** Per seed, key and group: a lost key's defect, or a key's normal retry count. */
 interface Sides<T> {
@@ -310,8 +313,14 @@ function deliveryDistance(d: Delivery, msgId: string, retryTimes: number, instan
  * group are matched on that delivery, as many as possible and then closest; the rest are missed (truth only) or
  * spurious (engine only). Two deliveries closer than the hosts' clock skew have no knowable order, so the engine may
  * name the other one the duplicate: such a pair matches too, at a higher cost, and is counted as swapped.
+ *
+ * The same holds between two duplicates of one key: when two processes consume copies of a message within the
+ * clocks' disagreement (two processes sharing a clientId take the resent copy in the same millisecond), which of
+ * them repeats the first delivery and which repeats the other copy has no knowable answer: it depends only on
+ * their order. When two matched duplicates of one key, closer than that, were each given the other's cause, they
+ * are matched the other way round and counted as crossed.
  */
-function matchDuplicates(seed: number, truths: DuplicateTruth[], engine: EngineDuplicate[], toleranceMs: number): Row[] {
+function matchDuplicates(seed: number, truths: DuplicateTruth[], engine: EngineDuplicate[], toleranceMs: number, orderUnknowableMs: number): Row[] {
   const links = truths.map((t) => engine.map((e) => link(t, e, toleranceMs)));
   const rows: Row[] = [];
   const usedT = new Set<DuplicateTruth>();
@@ -323,9 +332,26 @@ function matchDuplicates(seed: number, truths: DuplicateTruth[], engine: EngineD
     usedE.add(e);
     rows.push({ seed, bizKey: t.bizKey, group: t.group, truth: t, engine: e, pairing: links[i]![j]!.pairing });
   }
+  uncross(rows, orderUnknowableMs);
   for (const t of truths) if (!usedT.has(t)) rows.push({ seed, bizKey: t.bizKey, group: t.group, truth: t, engine: null, pairing: null });
   for (const e of engine) if (!usedE.has(e)) rows.push({ seed, bizKey: e.bizKey, group: e.verdict.group ?? "", truth: null, engine: e, pairing: null });
   return rows;
+}
+
+/** Re-pairs, in place, two matched rows whose causes are crossed between deliveries of no knowable order. */
+function uncross(rows: Row[], orderUnknowableMs: number): void {
+  const wrong = (r: Row) => r.engine !== null && r.truth !== null && r.engine.verdict.cause !== r.truth.cause;
+  for (const a of rows) {
+    for (const b of rows) {
+      if (a === b || !wrong(a) || !wrong(b)) continue;
+      const [ta, tb, ea, eb] = [a.truth!, b.truth!, a.engine!, b.engine!];
+      if (ta.cause !== eb.verdict.cause || tb.cause !== ea.verdict.cause) continue;
+      if (Math.abs(ta.secondAt - tb.secondAt) > orderUnknowableMs) continue;
+      [a.engine, b.engine] = [eb, ea];
+      a.pairing = "crossed";
+      b.pairing = "crossed";
+    }
+  }
 }
 
 function link(t: DuplicateTruth, e: EngineDuplicate, toleranceMs: number): { cost: number; pairing: Pairing } | null {
@@ -462,7 +488,7 @@ function evaluateSeed(seed: number, keys: number, skewMs: number, spans: boolean
   const truth = recordTruth(seed, result.truth, tally);
   const toleranceMs = skewMs + MATCH_SLACK_MS;
   for (const id of new Set([...truth.keys(), ...engine.keys()])) {
-    tally.rows.push(...matchDuplicates(seed, truth.get(id) ?? [], engine.get(id) ?? [], toleranceMs));
+    tally.rows.push(...matchDuplicates(seed, truth.get(id) ?? [], engine.get(id) ?? [], toleranceMs, 2 * skewMs));
   }
 }
 
@@ -557,7 +583,7 @@ function detailLines(rows: Row[]): string[] {
   return [
     `- layer right for caught duplicates (both sides caught): ${count(caught.filter((r) => r.truth.layer === r.engine.verdict.layer).length)} / ${count(caught.length)} (${pct(caught.filter((r) => r.truth.layer === r.engine.verdict.layer).length, caught.length)})`,
     `- defect right for leaks (of all truth leaks): ${count(defectRight.length)} / ${count(leaks.length)} (${pct(defectRight.length, leaks.length)})${wrongDefects === "" ? "" : `; wrong: ${wrongDefects}`}`,
-    `- pairing of matched duplicates: ${tallyBy(both, (r) => r.pairing ?? "none")} (same: both deliveries are truth's; other_first: the partner differs; swapped: two deliveries within the clock skew, ordered the other way)`,
+    `- pairing of matched duplicates: ${tallyBy(both, (r) => r.pairing ?? "none")} (same: both deliveries are truth's; other_first: the partner differs; swapped: two deliveries within the clock skew, ordered the other way; crossed: two duplicates within the clock skew, each given the other's cause)`,
   ];
 }
 
@@ -754,7 +780,10 @@ function writeDocs(opts: Options, reports: Report[]): void {
     "an engine verdict are *missed*, engine verdicts without a truth duplicate *spurious*: both count against the",
     "targets, whose denominator is matched + missed + spurious. Two deliveries closer than the clocks' disagreement have",
     "no knowable order; when the engine names the other one of such a pair the duplicate, the pair still matches and is",
-    "counted as *swapped*.",
+    "counted as *swapped*. Likewise, when two processes take copies of one message within the clocks' disagreement",
+    "(two processes sharing a clientId take a resent copy in the same millisecond), which of them repeats the first",
+    "delivery and which the other copy is not knowable: two such duplicates given each other's cause are matched the",
+    "other way round and counted as *crossed*.",
     "",
     `\`--with-skew\` (or \`--skew-ms ${WITH_SKEW_MS}\`) puts every host up to ±${WITH_SKEW_MS / 1000} s off true time, so two hosts can be ${(2 * WITH_SKEW_MS) / 1000} s`,
     "apart, beyond the default `clockSkewMs`. The run keeps the default to show what it tolerates; a deployment whose",
