@@ -37,8 +37,20 @@ export interface MemberChange {
   broker: string;
 }
 
-/** How an interval ended: the member's own close, a reconnect from another host, or its group emptied on that broker. */
-export type ClosedBy = "close" | "moved" | "emptied";
+/**
+ * How an interval ended: the member's own close, a reconnect from another host (moved), a new connection of a
+ * clientId that names one process (reconnected), or its group emptied on that broker.
+ */
+export type ClosedBy = "close" | "moved" | "reconnected" | "emptied";
+
+/**
+ * The RocketMQ Java client's default clientId since 4.9: `ip@pid#nanoTime` (ClientConfig.changeInstanceNameToPID,
+ * for an instanceName left at "DEFAULT"). The nanoTime makes it one client instance of one process, which holds one
+ * channel per broker address: a new connection of it through a broker replaces the one before, whose close the
+ * broker may not have logged (or that was not ingested). A bare `ip@pid` or a chosen instanceName can be shared
+ * (containers on the host network all run as pid 1), so it is not read this way.
+ */
+const ONE_PROCESS_CLIENT_ID = /@\d+#\d+$/;
 
 export interface MemberInterval {
   group: string;
@@ -184,6 +196,7 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
         continue;
       }
       end(list, (i) => i.via === c.via && i.remote !== null && c.remote !== null && remoteHost(i.remote) !== remoteHost(c.remote), c, "moved");
+      if (c.via !== "" && ONE_PROCESS_CLIENT_ID.test(member)) end(list, (i) => i.via === c.via, c, "reconnected");
       list.push({ ...connectionOf(c, member), since: c.ts, sinceEvent: c.eventId, sinceCoarse: c.coarse, until: null, untilEvent: null, closedBy: null });
       continue;
     }

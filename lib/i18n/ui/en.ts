@@ -6,6 +6,7 @@ import type { SEVERITIES } from "../../alerts/schema.ts";
 import type { AlertStateName } from "../../alerts/state-machine.ts";
 import type { EvidenceRole } from "../../diagnosis/evidence.ts";
 import type { DedupLayer } from "../../diagnosis/vocabulary.ts";
+import type { EventKind, TsPrecision } from "../../events/model.ts";
 import type { RangeKey } from "../../queries/filters.ts";
 
 /**
@@ -50,7 +51,7 @@ export const en = {
     kpi: { keys: "keys delivered", keysWithDuplicates: "keys consumed twice", duplicates: "duplicates", caught: "caught", leaked: "leaked", lost: "lost messages" },
     byCause: "Why were messages consumed twice?",
     byCauseNote: "Duplicates per interval by cause (stacked); the line counts rebalance episodes of the same groups: a rebalance storm shows as a spike in both.",
-    rebalances: "rebalances",
+    rebalances: "rebalance episodes",
     outcomes: "Did the dedup layers catch them?",
     outcomesNote: "Caught by a dedup layer, leaked (the business ran twice), or unknown (no dedup log).",
     funnel: "Which layer stopped them?",
@@ -127,6 +128,38 @@ export const en = {
       `${remaining > 0 ? "Some raw events of this key have expired" : "The raw events of this key have expired"}: the store keeps none ${from === null ? "any more" : `before ${from} UTC`} (DUPSCOPE_RETENTION_EVENTS). The verdict below is the one diagnosed at ${diagnosedAt} UTC while they were stored${remaining > 0 ? `; the ${remaining} events listed are those left` : ""}.`,
     notFound: (key: string) => `No events for ${key}. Keys are case-sensitive; a msgId or offsetMsgId is looked up too. Check that its consumer logs and traces were ingested. A key whose diagnosis found nothing is forgotten with its raw events (DUPSCOPE_RETENTION_EVENTS); one with a duplicate keeps its verdict.`,
     showRecord: "record",
+  },
+  eventsTable: {
+    cols: {
+      time: "time (UTC)",
+      kind: "kind",
+      instance: "instance",
+      group: "group",
+      topic: "topic",
+      queue: "queue",
+      offset: "offset",
+      msgId: "msgId",
+      offsetMsgId: "offsetMsgId",
+      retry: "retry",
+      redelivered: "redelivered",
+      success: "success",
+      source: "source",
+    },
+    kinds: {
+      publish: "publish",
+      send_attempt: "send attempt",
+      consume_start: "consume start",
+      consume_end: "consume end",
+      ack: "ack",
+      dedup: "dedup check",
+      business_effect: "business effect",
+      rebalance: "rebalance",
+      instance_lifecycle: "lifecycle",
+      transaction: "transaction",
+    } satisfies Record<EventKind, string>,
+    precision: { ms: "millisecond precision", s: "second precision" } satisfies Record<TsPrecision, string>,
+    yes: "yes",
+    no: "no",
   },
   timeline: {
     lanes: { producer: "producer", consumer: "consumer", table: "business table", broker: "broker" },
@@ -225,7 +258,7 @@ export const en = {
     memberConnection: (remote: string | null, via: string, since: string, until: string) =>
       `${remote ?? "no address"}${via === "" ? " (its own log)" : ` → ${via}`}: ${since} – ${until}`,
     memberSince: { unknown: "before the data", expired: "raw line expired" },
-    memberUntil: { open: "still connected", close: "closed", moved: "reconnected from another host", emptied: "group removed on the broker" },
+    memberUntil: { open: "still connected", close: "closed", moved: "reconnected from another host", reconnected: "replaced by its next connection", emptied: "group removed on the broker" },
   },
   duplicates: {
     title: "Duplicates",

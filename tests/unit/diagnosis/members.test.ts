@@ -78,6 +78,22 @@ describe("group members over time", () => {
     assert.notEqual(intervals[0]!.via, intervals[1]!.via, "one connection per broker name: the collision rule compares within one broker");
   });
 
+  it("ends the connection before when a clientId that names one process connects again through that broker, and keeps both for a clientId processes can share", () => {
+    const unique = `${HOST}@21094#7579880367965`;
+    const reconnects = broker([connected(0, unique, 48864), connected(4 * 60_000, unique, 49640), connected(8 * 60_000, unique, 52367)]);
+    assert.deepEqual(shape(reconnects), [
+      [unique, `${HOST}:48864`, T0, T0 + 4 * 60_000, "reconnected"],
+      [unique, `${HOST}:49640`, T0 + 4 * 60_000, T0 + 8 * 60_000, "reconnected"],
+      [unique, `${HOST}:52367`, T0 + 8 * 60_000, null, null],
+    ]);
+    const otherBroker = [...broker([connected(0, unique, 48864)], "broker-a"), ...broker([connected(60_000, unique, 49640)], "broker-b")];
+    assert.deepEqual(fold(otherBroker).map((i) => i.until), [null, null], "one channel per broker: a connection through another broker ends nothing");
+    for (const shared of [`${HOST}@1`, `${HOST}@DEFAULT`, `${HOST}@order-svc`]) {
+      const both = broker([connected(0, shared, 48864), connected(2 * SEC, shared, 51202)]);
+      assert.deepEqual(shape(both).map((s) => s[3]), [null, null], `${shared} may be two processes: both connections stay open`);
+    }
+  });
+
   it("ends every connection of a member when its own log says it shut down", () => {
     const client = parseLines(
       `${gmt8(T0 + HOUR, "ms")} INFO main - The PullServiceImpl service shutdown\n` +
