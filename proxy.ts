@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { authConfig, SESSION_COOKIE, sessionValid } from "./lib/auth/session.ts";
-import { asLocale, LANG_HEADER } from "./lib/i18n/locale.ts";
+import { asLocale, LANG_HEADER, LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S } from "./lib/i18n/locale.ts";
 import { contentSecurityPolicy, newNonce } from "./lib/security/headers.ts";
 
 /**
@@ -26,7 +26,8 @@ const OPEN: readonly { path: RegExp; methods?: readonly string[] }[] = [
 
 /**
  * A shared link's `?lang=` must reach the root layout too (header, `<html lang>`), and layouts get no query: the
- * language travels on as a request header.
+ * language travels on as a request header. It is also remembered as the language switch remembers a choice, so the
+ * next click, whose link has no `?lang=`, stays in the language the link opened.
  */
 function pass(request: NextRequest, policy: string): NextResponse {
   const headers = new Headers(request.headers);
@@ -34,7 +35,11 @@ function pass(request: NextRequest, policy: string): NextResponse {
   if (lang) headers.set(LANG_HEADER, lang);
   // Next.js reads the nonce for its own scripts from the request's policy.
   headers.set("content-security-policy", policy);
-  return NextResponse.next({ request: { headers } });
+  const response = NextResponse.next({ request: { headers } });
+  if (lang && request.cookies.get(LOCALE_COOKIE)?.value !== lang) {
+    response.cookies.set(LOCALE_COOKIE, lang, { path: "/", maxAge: LOCALE_COOKIE_MAX_AGE_S, sameSite: "lax" });
+  }
+  return response;
 }
 
 export function proxy(request: NextRequest) {

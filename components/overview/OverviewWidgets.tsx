@@ -102,7 +102,7 @@ export async function FunnelWidget({ f, locale }: Props) {
 }
 
 function gapLabel(fromMs: number, locale: Locale): string {
-  return fromMs === 0 ? "< 1 ms" : `≥ ${formatDuration(fromMs, locale)}`;
+  return fromMs === 0 ? `< ${formatDuration(1, locale)}` : `≥ ${formatDuration(fromMs, locale)}`;
 }
 
 export async function GapWidget({ f, locale }: Props) {

@@ -8,6 +8,8 @@
 export type Locale = "en" | "zh-CN";
 
 export const LOCALE_COOKIE = "dupscope_lang";
+/** A year: the choice is a reader's, not a session's. */
+export const LOCALE_COOKIE_MAX_AGE_S = 31_536_000;
 /** Set by proxy.ts from `?lang=`, for the layout, which cannot read the query. */
 export const LANG_HEADER = "x-dupscope-lang";
 

@@ -133,7 +133,7 @@ describe("dashboard in Chromium", () => {
     assert.match(page.url(), /range=6h/);
     await page.locator('[data-widget="by-cause"] svg.recharts-surface').first().waitFor();
     const legend = await page.locator('[data-widget="by-cause"] .recharts-legend-item-text').allTextContents();
-    assert.deepEqual(legend.sort(), ["rebalance", "rebalances"].sort(), "only the chosen cause is stacked, beside the rebalance line");
+    assert.deepEqual(legend.sort(), ["rebalance", "rebalance episodes"].sort(), "only the chosen cause is stacked, beside the rebalance line");
   });
 
   it("searching a bizKey lands on its key page with the verdict of the API and one lane per instance", async () => {
@@ -235,6 +235,21 @@ probes:
     await page.waitForSelector('html[lang="en"]');
   });
 
+  it("a shared ?lang=zh-CN link stays Chinese through the next two clicks", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/duplicates?lang=zh-CN`);
+    await page.waitForSelector('html[lang="zh-CN"]');
+    await page.click('nav.nav a[href="/groups"]');
+    await page.waitForURL(/\/groups$/);
+    await page.locator("main a[href^='/groups/']").first().click();
+    await page.waitForURL(/\/groups\/[^/?]+/);
+    await page.waitForSelector("main h1");
+    assert.equal(await page.locator("html").getAttribute("lang"), "zh-CN");
+    assert.deepEqual(await page.locator("nav.nav a").allTextContents(), ["总览", "重复消费", "消费组", "告警", "采集"]);
+    assert.match((await page.locator("main").innerText()).slice(0, 400), /[\u4e00-\u9fff]/, "the group page's body is Chinese too");
+    await page.click('nav.lang a[lang="en"]');
+    await page.waitForSelector('html[lang="en"]');
+  });
   it("the groups page shows the group's rebalances and which queues moved where", async () => {
     const seen = browser.problems.length;
     const page = await browser.newPage();

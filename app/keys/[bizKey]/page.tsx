@@ -179,7 +179,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       </Suspense>
       <h2>{t.key.events}</h2>
       <p className="muted">{t.key.eventsCount(report.events.length)}</p>
-      <EventTable events={report.events} recordLabel={t.key.showRecord} />
+      <EventTable events={report.events} recordLabel={t.key.showRecord} words={t.eventsTable} />
       <h2>{t.key.context}</h2>
       {report.context.length === 0 ? (
         <p className="muted">{t.key.contextNone}</p>
@@ -192,7 +192,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
               <a href={`/api/v1/keys/${encodeURIComponent(key)}?context=all`}>{t.key.contextAll}</a>
             </p>
           ) : null}
-          <EventTable events={context.shown} recordLabel={t.key.showRecord} />
+          <EventTable events={context.shown} recordLabel={t.key.showRecord} words={t.eventsTable} />
         </>
       )}
     </>

@@ -1,4 +1,4 @@
-import { asLocale, LOCALE_COOKIE } from "@/lib/i18n/locale.ts";
+import { asLocale, LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE_S } from "@/lib/i18n/locale.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +24,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ loca
     }
   }
   const response = new Response(null, { status: 303, headers: { location: back } });
-  response.headers.append("set-cookie", `${LOCALE_COOKIE}=${locale}; Path=/; Max-Age=31536000; SameSite=Lax`);
+  response.headers.append("set-cookie", `${LOCALE_COOKIE}=${locale}; Path=/; Max-Age=${LOCALE_COOKIE_MAX_AGE_S}; SameSite=Lax`);
   return response;
 }
