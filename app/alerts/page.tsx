@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AlertsLive } from "@/components/alerts/AlertsLive.tsx";
 import { AlertsTable } from "@/components/alerts/AlertsTable.tsx";
 import { ChannelForm } from "@/components/alerts/ChannelForm.tsx";
 import { ChannelsTable } from "@/components/alerts/ChannelsTable.tsx";
@@ -72,6 +73,7 @@ export default async function AlertsPage({ searchParams }: Props) {
 
       <h2>{t.alerts}</h2>
       <p className="muted">{t.alertsIntro}</p>
+      <AlertsLive locale={locale} />
       <AlertsTable alerts={alerts} locale={locale} />
 
       <h2 id="silences">{t.silences}</h2>

@@ -46,7 +46,7 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
             return (
               <tr key={`${a.ruleId} ${set}`} data-alert={what}>
                 <td>
-                  <StateBadge state={a.state} locale={locale} />
+                  <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} />
                 </td>
                 <td>
                   <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a>

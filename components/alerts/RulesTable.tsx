@@ -56,7 +56,8 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
                   </div>
                 ) : null}
               </td>
-              <td>{formatDuration(r.forSeconds * 1000, locale)}</td>
+              {/* The form asks whole seconds; the duration formatter's zero is "0 ms". */}
+              <td>{r.forSeconds === 0 ? t.rulesTable.forZero : formatDuration(r.forSeconds * 1000, locale)}</td>
               <td>{t.severities[r.severity]}</td>
               <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
               <td>{r.channelNames.join(", ") || <span className="muted">{t.none}</span>}</td>

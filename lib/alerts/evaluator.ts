@@ -22,6 +22,8 @@ export interface RuleOutcome {
   state: AlertStateName;
   notify: Notify;
   value: number | null;
+  /** Whether this round moved the stored state (pending, firing, resolved, …): what an open alerts page must show. */
+  changed: boolean;
   error?: string;
 }
 
@@ -80,7 +82,7 @@ async function evaluateRule(driver: SqlDriver, rule: RuleRow, now: number): Prom
       `UPDATE alert_states SET last_error = $2, last_eval_at = $3::timestamptz WHERE rule_id = $1 RETURNING series, labels, state`,
       [rule.id, message, ts(now)],
     );
-    return states.map((s) => ({ ruleId: rule.id, labels: s.labels, state: s.state, notify: null, value: null, error: message }));
+    return states.map((s) => ({ ruleId: rule.id, labels: s.labels, state: s.state, notify: null, value: null, changed: false, error: message }));
   }
   // A rule without group_by always has its one alert, quiet or not; a split rule has one per label set measured.
   const bySeries = new Map(measured.map((m) => [seriesKey(m.labels), m]));
@@ -116,7 +118,9 @@ async function evaluateSeries(driver: SqlDriver, rule: RuleRow, condition: Condi
   if (notify === "repeat" && acknowledged(ms(row.acked_at), ms(row.ack_until), now)) ({ next, notify } = { next: prev, notify: null });
   const said = condition !== null ? { summary: summaryOf(condition, m.value, m.labels), condition } : { summary: "", condition: null };
   const applied = await persist(driver, rule, row, next, notify, m, said, now);
-  return applied ? { ruleId: rule.id, labels: m.labels, state: next.state, notify, value: m.value } : { ruleId: rule.id, labels: m.labels, state: row.state, notify: null, value: m.value };
+  return applied
+    ? { ruleId: rule.id, labels: m.labels, state: next.state, notify, value: m.value, changed: next.state !== row.state }
+    : { ruleId: rule.id, labels: m.labels, state: row.state, notify: null, value: m.value, changed: false };
 }
 
 const SET_STATE = `state = $4, active_since = $5::timestamptz, last_notified_at = $6::timestamptz, last_eval_at = $7::timestamptz,

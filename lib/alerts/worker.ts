@@ -1,3 +1,4 @@
+import { liveChannel } from "../live/channel.ts";
 import { logger } from "../log.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { dispatchDue } from "./dispatcher.ts";
@@ -9,7 +10,8 @@ import { alertSettings, type AlertSettings } from "./settings.ts";
 /**
  * The server's alerting loop: rules are evaluated every `intervalMs`, and the outbox is checked every second so a
  * new notification leaves at once and retries leave on time; firing alerts go to Alertmanager channels again every
- * minute (resend.ts). Rounds run one after another, never overlapping.
+ * minute (resend.ts). Rounds run one after another, never overlapping. A round that moves an alert says so on the
+ * live channel (lib/live/channel.ts), so the alerts page updates without a reload.
  */
 
 const DISPATCH_TICK_MS = 1000;
@@ -34,7 +36,12 @@ export function startAlerting(driver: SqlDriver, settings: AlertSettings = alert
       }
     });
   };
-  const evaluate = () => enqueue("evaluation", () => evaluateRules(driver));
+  // Open alerts pages hear of a state change at once, through the same live channel as the overview's feed.
+  const evaluate = () =>
+    enqueue("evaluation", async () => {
+      const outcomes = await evaluateRules(driver);
+      if (outcomes.some((o) => o.changed)) liveChannel().publish({ type: "alerts", at: Date.now() });
+    });
   // A slow round must not leave a backlog of identical dispatch ticks behind it.
   const dispatch = () => {
     if (dispatchQueued) return;

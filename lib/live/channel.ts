@@ -3,18 +3,21 @@ import type { Redis } from "ioredis";
 import { logger } from "../log.ts";
 
 /**
- * Tells open dashboards that the diagnosis worker stored new verdicts, so new duplicates appear without a reload.
+ * Tells open dashboards that the diagnosis worker stored new verdicts, so new duplicates appear without a reload,
+ * and that an alert changed state, so the alerts page shows it without one.
  * In one process an EventEmitter carries it. With REDIS_URL set it goes through Redis pub/sub instead, so every
  * server behind a load balancer hears the worker of any of them (each process publishes to Redis and hears back
  * from it, including its own messages, so nothing arrives twice).
  */
 
-export interface LiveMessage {
-  type: "diagnosed";
-  /** Keys the worker (re)diagnosed in this tick. */
-  keys: number;
-  at: number;
-}
+export type LiveMessage =
+  | {
+      type: "diagnosed";
+      /** Keys the worker (re)diagnosed in this tick. */
+      keys: number;
+      at: number;
+    }
+  | { type: "alerts"; at: number };
 
 export interface LiveChannel {
   publish(message: LiveMessage): void;

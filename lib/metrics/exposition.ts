@@ -32,7 +32,9 @@ const GAP_HELP = "Time between the two deliveries of a duplicate, by cause.";
 
 /**
  * The gap histogram's buckets were counted in the store, not observed in this process, and prom-client's Histogram
- * can only observe. The registry needs nothing but name, help, type and get(), so this object provides those.
+ * can only observe. The registry needs nothing but name, help, type and get(), so this object provides those, and
+ * its label names as prom-client's metrics carry them, for whoever reads the registry's families without samples
+ * (the Grafana dashboard's test).
  */
 function storedHistogram(buckets: CounterRow[], sums: CounterRow[]) {
   const values = () =>
@@ -54,6 +56,7 @@ function storedHistogram(buckets: CounterRow[], sums: CounterRow[]) {
     name: GAP_NAME,
     help: GAP_HELP,
     type: "histogram",
+    labelNames: ["cause"],
     get: async () => ({ name: GAP_NAME, help: GAP_HELP, type: "histogram", values: values(), aggregator: "sum" }),
   };
 }

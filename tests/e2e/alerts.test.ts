@@ -112,7 +112,7 @@ describe("alerts page", () => {
     assert.deepEqual(await zh.locator("main h3").allTextContents(), ["新建静默", "新建规则", "新建通知渠道"]);
 
     const rules = zh.getByRole("table", { name: "告警规则" });
-    assert.match(await rules.locator('tr[data-rule="ledger leak"]').innerText(), /告警中[\s\S]*2 小时内消费组 cg_ledger 中泄漏的重复消费 > 0[\s\S]*0 毫秒[\s\S]*严重[\s\S]*e2e hook[\s\S]*编辑[\s\S]*删除/);
+    assert.match(await rules.locator('tr[data-rule="ledger leak"]').innerText(), /告警中[\s\S]*2 小时内消费组 cg_ledger 中泄漏的重复消费 > 0[\s\S]*0 秒[\s\S]*严重[\s\S]*e2e hook[\s\S]*编辑[\s\S]*删除/);
     assert.match(await zh.getByRole("table", { name: "触发历史" }).innerText(), /ledger leak[\s\S]*严重/);
     assert.match(await zh.getByRole("table", { name: "通知渠道" }).innerText(), /e2e hook[\s\S]*Webhook[\s\S]*是/);
 

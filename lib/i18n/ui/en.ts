@@ -304,6 +304,9 @@ export const en = {
     notDeleted: (why: string) => `Not deleted: ${why}`,
     none: "none",
     states: { inactive: "inactive", pending: "pending", firing: "firing", resolved: "resolved", disabled: "disabled" } satisfies Record<AlertStateName | "disabled", string>,
+    /** The badge of an alert someone answered, around its state's word. */
+    handled: { silenced: (state: string) => `silenced (${state})`, acknowledged: (state: string) => `acknowledged (${state})` },
+    live: { connected: "live: alerts change here as they are evaluated", reconnecting: "live updates reconnecting…", changed: "alerts changed" },
     severities: { info: "info", warning: "warning", critical: "critical" } satisfies Record<(typeof SEVERITIES)[number], string>,
     channelTypes: { webhook: "webhook", alertmanager: "alertmanager", alertmanager_webhook: "alertmanager webhook", dingtalk: "dingtalk", feishu: "feishu", wecom: "wecom", slack: "slack", email: "email" } satisfies Record<ChannelType, string>,
     events: { firing: "firing", repeat: "repeat", resolved: "resolved" } satisfies Record<AlertMessage["event"], string>,
@@ -365,6 +368,8 @@ export const en = {
       empty: "No rules yet.",
       cols: { state: "state", rule: "rule", condition: "condition", for: "for", severity: "severity", lastValue: "last value", channels: "channels" },
       evaluatedAt: (when: string) => `evaluated ${when}`,
+      /** `for` of 0: the rule fires at the first breach. */
+      forZero: "0 s",
       notEvaluated: "not evaluated yet",
     },
     firingsTable: {

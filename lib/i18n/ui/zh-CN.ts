@@ -285,6 +285,8 @@ export const zhCN: Dictionary = {
     notDeleted: (why) => `未删除：${why}`,
     none: "无",
     states: { inactive: "未触发", pending: "待触发", firing: "告警中", resolved: "已恢复", disabled: "已停用" },
+    handled: { silenced: (state) => `已静默（${state}）`, acknowledged: (state) => `已确认（${state}）` },
+    live: { connected: "实时：告警状态变化会在这里更新", reconnecting: "实时更新正在重新连接…", changed: "告警状态已变化" },
     severities: { info: "提示", warning: "警告", critical: "严重" },
     channelTypes: { webhook: "Webhook", alertmanager: "Alertmanager", alertmanager_webhook: "Alertmanager webhook", dingtalk: "钉钉", feishu: "飞书", wecom: "企业微信", slack: "Slack", email: "邮件" },
     events: { firing: "触发", repeat: "重复提醒", resolved: "恢复" },
@@ -346,6 +348,7 @@ export const zhCN: Dictionary = {
       empty: "还没有规则。",
       cols: { state: "状态", rule: "规则", condition: "条件", for: "持续", severity: "级别", lastValue: "最新值", channels: "通知渠道" },
       evaluatedAt: (when) => `评估于 ${when}`,
+      forZero: "0 秒",
       notEvaluated: "尚未评估",
     },
     firingsTable: {

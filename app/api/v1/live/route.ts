@@ -12,8 +12,8 @@ const HEARTBEAT_MS = 20_000;
 
 /**
  * GET /api/v1/live (server-sent events): `duplicates` with the duplicates stored since the stream opened (newest
- * first, optionally for one group/topic/cause), and `diagnosed` whenever the worker stored verdicts, so a page
- * can refresh its charts.
+ * first, optionally for one group/topic/cause), `diagnosed` whenever the worker stored verdicts, so a page
+ * can refresh its charts, and `alerts` whenever the alert evaluation moved an alert, so the alerts page can.
  */
 export async function GET(request: Request) {
   const url = new URL(request.url);
@@ -52,6 +52,8 @@ export async function GET(request: Request) {
         }
       };
       const unsubscribe = liveChannel().subscribe((message) => {
+        // A few a minute at most (one per evaluation round that moved an alert): passed on as they come.
+        if (message.type === "alerts") return event("alerts", { at: message.at });
         keys += message.keys;
         pending ??= setTimeout(look, THROTTLE_MS);
       });
