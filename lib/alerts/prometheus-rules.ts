@@ -1,6 +1,7 @@
 import { stringify } from "yaml";
 import { FORMATS } from "../../collectors/registry.ts";
 import { prometheusTemplate } from "./annotations.ts";
+import { STORED_COUNTER_LABELS } from "../metrics/exposition.ts";
 import { layersAfter, type Condition } from "./conditions.ts";
 import type { GroupByLabel } from "./series.ts";
 import type { RuleView } from "./repo.ts";
@@ -28,12 +29,21 @@ const METRIC_LABELS: Record<Condition["kind"], readonly string[]> = {
   ingest_silent: [],
 };
 
+/**
+ * A store-derived counter is exported alike by every server scraped (STORED_COUNTER_LABELS): one copy of each
+ * series, or a sum over N servers counts everything N times. A server's own counters (ingest) are summed as they are.
+ */
+function oneCopy(metric: string, expr: string): string {
+  const labels = STORED_COUNTER_LABELS.get(metric);
+  return labels === undefined ? expr : `max by (${labels.join(", ")}) (${expr})`;
+}
+
 /** PromQL for a condition split by `by` (a rule's group_by), or why Prometheus cannot express it with these metrics. */
 export function promqlFor(c: Condition, by: readonly GroupByLabel[] = []): { expr: string } | { unsupported: string } {
   const missing = by.filter((label) => !METRIC_LABELS[c.kind].includes(label));
   if (missing.length > 0) return { unsupported: `${c.kind} by ${missing.join(", ")}: the metric it reads has no such label` };
   const sum = by.length > 0 ? `sum by (${by.join(", ")})` : "sum";
-  const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `${sum}(increase(${metric}${selector(labels)}[${window}]))`;
+  const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `${sum}(${oneCopy(metric, `increase(${metric}${selector(labels)}[${window}])`)})`;
   if (c.kind === "ingest_silent") {
     const format = c.source.replace(/:$/, "");
     if (!FORMATS.some((f) => f.name === format)) return { unsupported: `ingest_silent for source "${c.source}": metrics are labelled by format, not by source` };
@@ -53,7 +63,8 @@ export function promqlFor(c: Condition, by: readonly GroupByLabel[] = []): { exp
       return { expr: `(${increase("dupscope_duplicates_total", { group: c.group }, w)} / ${keys}) * 100 > ${c.thresholdPercent} and ${keys} >= ${c.minKeys}` };
     }
     case "dedup_miss_rate": {
-      const hits = (layers: string[]) => `${sum}(increase(dupscope_dedup_decisions_total{group=${JSON.stringify(c.group)},decision="hit",layer=~"${layers.join("|")}"}[${w}]))`;
+      const hits = (layers: string[]) =>
+        `${sum}(${oneCopy("dupscope_dedup_decisions_total", `increase(dupscope_dedup_decisions_total{group=${JSON.stringify(c.group)},decision="hit",layer=~"${layers.join("|")}"}[${w}])`)})`;
       const later = layersAfter(c.layer);
       if (later.length === 0) return { unsupported: `dedup_miss_rate of ${c.layer}: no layer comes after it` };
       const all = hits([c.layer, ...later]);

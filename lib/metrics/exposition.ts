@@ -16,6 +16,12 @@ const STORED_COUNTERS = [
   { stored: "keys", name: "dupscope_keys_total", help: "Business keys seen per consumer group (the denominator of duplicate rates).", labels: ["group"] },
 ] as const;
 
+/**
+ * Every server reads these from the one store, so each exports the same values: a query summing them over a scrape
+ * of several servers must first keep one copy of each series (`max by` these labels).
+ */
+export const STORED_COUNTER_LABELS: ReadonlyMap<string, readonly string[]> = new Map(STORED_COUNTERS.map((c) => [c.name, c.labels]));
+
 const KNOWN_FORMATS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.name));
 
 /** Event ids that merely look like a collector's are normalized events: the format label stays a closed set. */

@@ -68,20 +68,20 @@ describe("alert rule conditions", () => {
     assert.equal(firingSummary({ summary: "", condition: silent, value: 1234.567 }, "zh-CN"), "以“dedup-log:”开头的数据源已 15 分钟没有事件：当前 20 分钟 34 秒");
   });
 
-  it("renders each kind as PromQL over /api/metrics", () => {
-    assert.equal(expr({ kind: "leaked_duplicates", group: "g", threshold: 0, windowSeconds: 600 }), `sum(increase(dupscope_leaks_total{group="g"}[10m])) > 0`);
+  it("renders each kind as PromQL over /api/metrics, keeping one copy of each store-derived series however many servers are scraped", () => {
+    assert.equal(expr({ kind: "leaked_duplicates", group: "g", threshold: 0, windowSeconds: 600 }), `sum(max by (group, topic, defect) (increase(dupscope_leaks_total{group="g"}[10m]))) > 0`);
     assert.equal(
       expr({ kind: "cause_count", cause: "ack_lost", topic: "t", threshold: 3, windowSeconds: 3600 }),
-      `sum(increase(dupscope_duplicates_total{topic="t",cause="ack_lost"}[1h])) > 3`,
+      `sum(max by (group, topic, cause, outcome) (increase(dupscope_duplicates_total{topic="t",cause="ack_lost"}[1h]))) > 3`,
     );
-    assert.equal(expr({ kind: "rebalances", group: "g", threshold: 10, windowSeconds: 3600 }), `sum(increase(dupscope_rebalances_total{group="g"}[1h])) > 10`);
+    assert.equal(expr({ kind: "rebalances", group: "g", threshold: 10, windowSeconds: 3600 }), `sum(max by (group, topic) (increase(dupscope_rebalances_total{group="g"}[1h]))) > 10`);
     assert.equal(
       expr({ kind: "duplicate_rate", group: "g", thresholdPercent: 1.5, minKeys: 100, windowSeconds: 600 }),
-      `(sum(increase(dupscope_duplicates_total{group="g"}[10m])) / sum(increase(dupscope_keys_total{group="g"}[10m]))) * 100 > 1.5 and sum(increase(dupscope_keys_total{group="g"}[10m])) >= 100`,
+      `(sum(max by (group, topic, cause, outcome) (increase(dupscope_duplicates_total{group="g"}[10m]))) / sum(max by (group) (increase(dupscope_keys_total{group="g"}[10m])))) * 100 > 1.5 and sum(max by (group) (increase(dupscope_keys_total{group="g"}[10m]))) >= 100`,
     );
     assert.match(
       expr({ kind: "dedup_miss_rate", group: "g", layer: "redis", thresholdPercent: 5, windowSeconds: 3600 }),
-      /^\(sum\(increase\(dupscope_dedup_decisions_total\{group="g",decision="hit",layer=~"db\|state"\}\[1h\]\)\) \/ sum\(.*layer=~"redis\|db\|state".*\)\) \* 100 > 5 and /,
+      /^\(sum\(max by \(group, layer, decision\) \(increase\(dupscope_dedup_decisions_total\{group="g",decision="hit",layer=~"db\|state"\}\[1h\]\)\)\) \/ sum\(.*layer=~"redis\|db\|state".*\)\) \* 100 > 5 and /,
     );
     assert.equal(
       expr({ kind: "ingest_silent", source: "rocketmq-client-log:", silentSeconds: 600 }),
