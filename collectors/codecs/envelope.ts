@@ -113,6 +113,18 @@ function jsonTime(object: { [key: string]: Json }, options: EnvelopeOptions): Ti
   return undefined;
 }
 
+/**
+ * A JSON value as a field an extractor can read: strings, numbers and booleans as written, a small object or list
+ * (kafkajs' `memberAssignment: {"t":[0,2]}`) as its JSON text; a long one says nothing a signal reads.
+ */
+function fieldText(value: Json): string | undefined {
+  if (typeof value === "string") return value.length <= 256 ? value : undefined;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null) return undefined;
+  const text = JSON.stringify(value);
+  return text.length <= 1024 ? text : undefined;
+}
+
 const PINO_LEVELS: Record<string, string> = { "10": "TRACE", "20": "DEBUG", "30": "INFO", "40": "WARN", "50": "ERROR", "60": "FATAL" };
 
 function fromJson(object: { [key: string]: Json }, options: EnvelopeOptions): Omit<Envelope, "layers"> | undefined {
@@ -120,7 +132,10 @@ function fromJson(object: { [key: string]: Json }, options: EnvelopeOptions): Om
   if (message === undefined) return undefined;
   const level = firstString(object, LEVEL_KEYS);
   const fields: Record<string, string> = {};
-  for (const [key, value] of Object.entries(object)) if (typeof value === "string" && value.length <= 256) fields[key] = value;
+  for (const [key, value] of Object.entries(object)) {
+    const field = fieldText(value);
+    if (field !== undefined) fields[key] = field;
+  }
   return {
     // docker's json-file keeps the newline the program wrote
     text: message.replace(/\r?\n$/, ""),

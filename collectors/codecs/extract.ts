@@ -23,6 +23,11 @@ const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)
 // Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
 const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
+// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`), trusted only under a key that
+// names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
+const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
+const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
+
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
 export function partitionsIn(text: string): TopicPartition[] {
   const found = new Map<string, TopicPartition>();
@@ -33,6 +38,10 @@ export function partitionsIn(text: string): TopicPartition[] {
   for (const m of text.matchAll(PY_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(OFFSETS_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const map of text.matchAll(ASSIGNMENT_MAP)) {
+    for (const m of map[1]!.matchAll(MAP_ENTRY)) for (const p of m[2]!.split(",")) if (p.trim() !== "") add(m[1]!, p.trim());
+  }
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
@@ -95,9 +104,18 @@ export const groupIn = (text: string) =>
   firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
   firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b)([A-Za-z0-9._-]{1,255})\b/);
 
-/** A client id: `clientId=c`, `client.id=c`, `clientID: c`, librdkafka's `|rdkafka#consumer-1|`. */
+/**
+ * A client id: `clientId=c`, `client.id=c`, `clientID: c`, or a librdkafka handle name (`rdkafka#consumer-1`) however
+ * it is framed: `|rdkafka#consumer-1|` in its own lines, `name=…` in a binding's log object.
+ */
 export const clientIdIn = (text: string) =>
-  firstText(text, /\bclient[._]?[Ii][Dd]['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /[|[]([^|\s\]]{1,200}#(?:consumer|producer)-\d{1,6})[|\]]/);
+  firstText(text, /\bclient[._]?[Ii][Dd]['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /(?<![\w.#-])([\w.-]{1,200}#(?:consumer|producer)-\d{1,6})(?![\w-])/);
+
+/** A name as a Rust `{:?}` or Go `%q` renders it, `"g"`: the name without its quotes. */
+export function unquoted(name: string | null | undefined): string | null | undefined {
+  const m = name === undefined || name === null ? null : /^(["'])(.+)\1$/.exec(name);
+  return m ? m[2] : name;
+}
 
 /** An AMQP connection as the broker names it: `(10.0.0.1:5555 -> 10.0.0.2:5672`. */
 export const connectionIn = (text: string) => firstText(text, /(\d{1,3}(?:\.\d{1,3}){3}:\d{1,5} -> \d{1,3}(?:\.\d{1,3}){3}:\d{1,5})/);

@@ -1,7 +1,8 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import { compact } from "../codecs/detail.ts";
 import type { DetailValue, EventKind, NormalizedEvent } from "../../lib/events/model.ts";
-import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
+import type { Envelope } from "../codecs/envelope.ts";
+import { headTemplate, inputOptions, javaRecords, readTemplateLine, TemplateSet, withFields, type DecodedLine, type MessageTemplate } from "../codecs/log-record.ts";
 import { clientIdIn, exceptionIn, generationIn, groupIn, memberIdIn, partitionsIn } from "../codecs/extract.ts";
 import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { epochTime, type TimeLookup } from "../codecs/timestamp.ts";
@@ -616,7 +617,8 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
   const action: ConsumerAction = member?.type === "Worker" ? "worker_rebalance" : draft.action;
   const named = member ? member.groupId : (draft.group ?? line.envelope.fields?.groupId);
   const group = named === undefined ? (inputGroup ?? null) : named;
-  const clientId = member?.clientId ?? (typeof draft.detail?.clientId === "string" ? draft.detail.clientId : undefined);
+  const detail = withLineFields(draft, line.envelope);
+  const clientId = member?.clientId ?? (typeof detail.clientId === "string" ? detail.clientId : undefined);
   // Default client ids (consumer-<group>-<n>) repeat on every host, so the collector's --instance names the
   // process when it is known; the client id stays in detail.
   const who = ctx.instance ?? line.envelope.host ?? clientId;
@@ -641,7 +643,7 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
     detail: compact({
       action,
       template: draft.wording,
-      ...draft.detail,
+      ...detail,
       clientId,
       groupInstanceId: member?.groupInstanceId,
       groupFrom: named === undefined && inputGroup !== undefined ? "input" : undefined,
@@ -653,9 +655,33 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
     }),
     source: ctx.source,
   });
-  if (draft.partitions === undefined || draft.partitions.length === 0) return [base(undefined)];
-  return draft.partitions.map((p) => base(p));
+  const partitions = draft.partitions ?? (kindOf(action) === "rebalance" && line.envelope.fields !== undefined ? partitionsIn(fieldsOnly(line.envelope.fields)) : undefined);
+  if (partitions === undefined || partitions.length === 0) return [base(undefined)];
+  return partitions.map((p) => base(p));
 }
+
+/**
+ * What a template did not read from its sentence, read by the extractors from the whole record: a JSON logger's
+ * `memberId`/`generationId` fields (kafkajs), a binding's handle name (node-rdkafka's `name`), an id later in the
+ * line. The template's own reading wins.
+ */
+function withLineFields(draft: Draft, envelope: Envelope): NonNullable<Draft["detail"]> {
+  const detail = draft.detail ?? {};
+  if (detail.memberId !== undefined && detail.generationId !== undefined && detail.clientId !== undefined) return detail;
+  const whole = withFields(envelope);
+  return {
+    ...detail,
+    memberId: detail.memberId ?? memberIdIn(whole),
+    generationId: detail.generationId ?? generationIn(whole),
+    clientId: detail.clientId ?? clientIdIn(whole),
+  };
+}
+
+/** A record's fields without its message: partitions a template did not read from the message are not in it. */
+const fieldsOnly = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" | ");
 
 /**
  * An offset line's draft as its event says it: a seek only tells the reset after it why; a reset states where the

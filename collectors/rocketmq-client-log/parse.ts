@@ -13,7 +13,7 @@ import {
   type MessageQueueToken,
   type MessageToken,
 } from "../codecs/rocketmq-tokens.ts";
-import { clientIdIn, exceptionIn, groupIn, messageQueuesIn, rocketmqClientIdIn } from "../codecs/extract.ts";
+import { clientIdIn, exceptionIn, groupIn, messageQueuesIn, rocketmqClientIdIn, unquoted } from "../codecs/extract.ts";
 import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
 import { parseAlone, parseLines, type LineParser, type LineResult, type ParseContext, type ParseResult } from "../types.ts";
@@ -618,7 +618,8 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
     offsetMsgId: draft.offsetMsgId ?? null,
     broker: "rocketmq",
     topic: draft.topic ?? null,
-    group: draft.group ?? null,
+    // Rust's `{:?}` and Go's `%q` print a group quoted.
+    group: unquoted(draft.group) ?? null,
     queue: draft.queue ?? null,
     queueOffset: draft.queueOffset ?? null,
     instance: who.instance,

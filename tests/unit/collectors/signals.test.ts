@@ -17,6 +17,9 @@ const HOSTILE = [
   "partitions [" + "t-1, ".repeat(50_000),
   "MessageQueue [topic=" + "x".repeat(500_000),
   "Exception".repeat(50_000),
+  'memberAssignment={"t":['.repeat(40_000),
+  `assignment={${'"t":[0,'.repeat(100_000)}`,
+  `${"a".repeat(199)}#`.repeat(5_000) + "consumer-1",
   // JSON 32 objects deep, and a JSON line carried as a string 10 times over (each level doubles the escapes).
   `${'{"message":'.repeat(32)}"commit failed"${"}".repeat(32)}`,
   (() => {
@@ -112,6 +115,45 @@ describe("extractors read every notation the clients print", () => {
     // apache/rocketmq ConsumeMessageConcurrentlyService: the listener returned null (no msgId on the line: not a key's event).
     assert.deepEqual(read("rocketmq-client-log", "2026-11-30 20:00:02,000 WARN ConsumeMessageThread_1 - consumeMessage return null, Group: cg_pay Msgs: [] MQ: MessageQueue [topic=PAY, brokerName=broker-a, queueId=3]"), [
       "instance_lifecycle/consume_exception",
+    ]);
+  });
+
+  it("a JSON map of topics to partition lists, under an assignment key only", () => {
+    const tp = (text: string) => extract.partitionsIn(text).map((p) => `${p.topic}-${p.partition}`);
+    assert.deepEqual(tp('memberAssignment={"invoices":[0,2],"pay.v2":[11]}'), ["invoices-0", "invoices-2", "pay.v2-11"]);
+    assert.deepEqual(tp('memberMetadata={"type":"Buffer","data":[0,1,0,0]}'), [], "a byte buffer is not an assignment");
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9._-]{0,20}$/), { minLength: 1, maxLength: 4 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 9999 }), { minLength: 1, maxLength: 6 }),
+        (topics, partitions) => {
+          const map = Object.fromEntries(topics.map((t) => [t, partitions]));
+          const want = topics.flatMap((t) => partitions.map((p) => `${t}-${p}`));
+          assert.deepEqual(tp(`memberAssignment=${JSON.stringify(map)}`), want);
+        },
+      ),
+    );
+  });
+
+  it("a librdkafka handle name however it is framed, and a name rendered quoted", () => {
+    assert.equal(extract.clientIdIn("severity=7 | fac=REJOIN | name=rdkafka#consumer-1"), "rdkafka#consumer-1");
+    assert.equal(extract.clientIdIn('{"name":"sim-ordotest2#consumer-1"}'), "sim-ordotest2#consumer-1");
+    assert.equal(extract.clientIdIn("issue #consumer-1"), undefined, "a bare hash sign names no handle");
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), (name) => {
+        assert.equal(extract.unquoted(`"${name}"`), name);
+        assert.equal(extract.unquoted(`'${name}'`), name);
+        if (!/^(["']).+\1$/s.test(name)) assert.equal(extract.unquoted(name), name);
+      }),
+    );
+  });
+
+  it("a kafkajs join read from its JSON fields: member id and the assignment map", () => {
+    const line = JSON.stringify({ level: "INFO", timestamp: "2026-11-30T12:00:00.000Z", logger: "kafkajs", message: "[ConsumerGroup] Consumer has joined the group", groupId: "billing", memberId: "billing-api-3f1c", leaderId: "billing-api-3f1c", isLeader: true, memberAssignment: { invoices: [0, 2] }, groupProtocol: "RoundRobinAssigner", duration: 48 });
+    const events = parseLines(line, FORMATS.find((f) => f.name === "kafka-client-log")!.open({ source: "kafkajs", inputTime: Date.UTC(2026, 10, 30) })).events;
+    assert.deepEqual(events.map((e) => [e.detail.action, e.group, e.queue, e.detail.memberId]), [
+      ["joined", "billing", "invoices-0", "billing-api-3f1c"],
+      ["joined", "billing", "invoices-2", "billing-api-3f1c"],
     ]);
   });
 
