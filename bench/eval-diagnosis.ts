@@ -215,7 +215,7 @@ class EventIndex {
   /** The key's groups' members, as the store answers (membersFor), each knowing whether its first line is still stored. */
   membersOf(events: readonly NormalizedEvent[], scope: ContextScope): MemberInterval[] {
     const from = this.rawFrom(events);
-    return membersFor(this.members, scope.groups, membersSpan(events), scope.hosts).map((i) => ({ ...i, sinceRaw: i.since !== null && i.since >= from }));
+    return membersFor(this.members, scope.groups, membersSpan(events), scope).map((i) => ({ ...i, sinceRaw: i.since !== null && i.since >= from }));
   }
 }
 

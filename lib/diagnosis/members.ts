@@ -1,4 +1,5 @@
 import { states } from "../events/facts.ts";
+import { canonicalInstance } from "../events/instance.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { hostOf } from "./identity.ts";
 import { factsFor, str } from "./sources.ts";
@@ -51,6 +52,8 @@ export type ClosedBy = "close" | "moved" | "reconnected" | "emptied";
  * (containers on the host network all run as pid 1), so it is not read this way.
  */
 const ONE_PROCESS_CLIENT_ID = /@\d+#\d+$/;
+/** ONE_PROCESS_CLIENT_ID for PostgreSQL's `~` (the store filters the key's read with it: lib/store/group-members.ts). */
+export const ONE_PROCESS_CLIENT_ID_SQL = "@[0-9]+#[0-9]+$";
 
 export interface MemberInterval {
   group: string;
@@ -109,7 +112,7 @@ export function memberChangeOf(e: NormalizedEvent): MemberChange | null {
     group: e.group,
     change,
     member: change === "emptied" ? null : member,
-    instance: e.instance,
+    instance: e.instance === null ? null : canonicalInstance(e.instance).canonical,
     via: str(e.detail.brokerInstance) ?? "",
     remote: str(e.detail.remoteAddress),
     model: str(e.detail.messageModel),
@@ -263,19 +266,38 @@ export function fromHosts(i: MemberInterval, hosts: readonly string[]): boolean 
 }
 
 /**
- * What the store reads of the members for a key (lib/store/group-members.ts, MEMBERS): per group of the key, the
- * intervals overlapping its span (membersSpan) of connections from the key's hosts, and the newest one begun by the
- * span's end that names a model. The rules ask nothing else (a shared clientId is two processes on the host that
- * consumed), and a group of a hundred consumers on four brokers has four hundred open intervals: reading them all
- * tripled a key lookup. The evaluation selects with it over a whole run's intervals, so what is graded is what the
- * API answers.
+ * Whether a connection is one the key's rules can ask about: a broker's connection of a clientId that several
+ * processes can share (not one-process, see ONE_PROCESS_CLIENT_ID), which is what shared_client_id looks for, or one
+ * of the key's own processes: a one-process clientId whose `host@pid` consumed it, or a membership in the log of an
+ * instance that did. A host running a hundred consumers has a hundred other connections in the group, none of which
+ * any rule reads.
  */
-export function membersFor(intervals: readonly MemberInterval[], groups: readonly string[], span: { from: number; to: number }, hosts: readonly string[]): MemberInterval[] {
+export function concernsKey(i: MemberInterval, processes: readonly string[]): boolean {
+  if (i.via === "") return i.instance !== null && processes.includes(i.instance);
+  return !ONE_PROCESS_CLIENT_ID.test(i.member) || processes.includes(i.member.split("#")[0]!);
+}
+
+/**
+ * What the store reads of the members for a key (lib/store/group-members.ts, MEMBERS): per group of the key, the
+ * intervals overlapping its span (membersSpan) of connections from the key's hosts that concern it (concernsKey),
+ * the newest one begun by the span's start that names a model and those begun within the span that name one (so
+ * groupModelAt answers at any time of the span as over the whole group). The rules ask nothing else (a shared clientId is
+ * two processes on the host that consumed), and a group of a hundred consumers on four brokers has four hundred open
+ * intervals: reading them all tripled a key lookup. The evaluation selects with it over a whole run's intervals, so
+ * what is graded is what the API answers.
+ */
+export function membersFor(
+  intervals: readonly MemberInterval[],
+  groups: readonly string[],
+  span: { from: number; to: number },
+  scope: { hosts: readonly string[]; processes: readonly string[] },
+): MemberInterval[] {
   return groups.flatMap((group) => {
     const ofGroup = intervals.filter((i) => i.group === group);
-    const overlapping = ofGroup.filter((i) => overlaps(i, span.from, span.to) && fromHosts(i, hosts));
-    const model = groupModelAt(ofGroup, group, span.to);
-    return model === undefined || overlapping.includes(model) ? overlapping : [...overlapping, model];
+    const overlapping = ofGroup.filter((i) => overlaps(i, span.from, span.to) && fromHosts(i, scope.hosts) && concernsKey(i, scope.processes));
+    const before = groupModelAt(ofGroup, group, span.from);
+    const models = ofGroup.filter((i) => i === before || (i.model !== null && i.since !== null && i.since > span.from && i.since <= span.to));
+    return [...overlapping, ...models.filter((m) => !overlapping.includes(m))];
   });
 }
 

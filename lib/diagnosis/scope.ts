@@ -38,6 +38,8 @@ export interface ContextScope {
   bizKeys: string[];
   groups: string[];
   hosts: string[];
+  /** The key's instances, canonical (`host@pid` where a pid is known), for which of the groups' connections are its own. */
+  processes: string[];
   /** In time order, none overlapping. */
   windows: ContextWindow[];
 }
@@ -51,13 +53,17 @@ export function contextScope(keyEvents: readonly NormalizedEvent[]): ContextScop
   const bizKeys = new Set<string>();
   const groups = new Set<string>();
   const hosts = new Set<string>();
+  const processes = new Set<string>();
   for (const e of keyEvents) {
     if (e.bizKey !== null) bizKeys.add(e.bizKey);
     if (e.group !== null) groups.add(e.group);
-    if (e.instance !== null) hosts.add(canonicalInstance(e.instance).host);
+    if (e.instance === null) continue;
+    const identity = canonicalInstance(e.instance);
+    hosts.add(identity.host);
+    processes.add(identity.canonical);
   }
   const windows = mergeWindows(keyEvents.map((e) => ({ from: e.ts - CONTEXT_BEFORE_MS, to: e.ts + CONTEXT_AFTER_MS })));
-  return { bizKeys: [...bizKeys], groups: [...groups], hosts: [...hosts], windows };
+  return { bizKeys: [...bizKeys], groups: [...groups], hosts: [...hosts], processes: [...processes], windows };
 }
 
 /** Windows sorted by start, overlapping or touching ones joined. */

@@ -166,7 +166,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
   const [{ context, truncated }, members] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
-    readMembers(driver, [...probes.values()], hosts),
+    readMembers(driver, [...probes.values()], hosts, [...new Set([...scopes.values()].flatMap((scope) => scope.processes))]),
   ]);
   const byGroup = new Map<string, StoredInterval[]>();
   const seen = new Set<string>();
@@ -184,6 +184,6 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
     if (!events) return [];
     const scope = scopes.get(bizKey)!;
     const candidates = scope.groups.flatMap((g) => byGroup.get(g) ?? []);
-    return [{ bizKey, events, context: batch.of(events, scope), members: membersFor(candidates, scope.groups, membersSpan(events), scope.hosts), contextTruncated: truncated }];
+    return [{ bizKey, events, context: batch.of(events, scope), members: membersFor(candidates, scope.groups, membersSpan(events), scope), contextTruncated: truncated }];
   });
 }

@@ -1,4 +1,4 @@
-import { foldMembers, memberChangeOf, memberHost, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
+import { foldMembers, memberChangeOf, memberHost, ONE_PROCESS_CLIENT_ID_SQL, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
 
@@ -166,11 +166,17 @@ export async function recordRawEventsFrom(session: SqlSession, from: number): Pr
 
 /**
  * For each (group, from, to): the group's intervals that overlap [from, to] of connections from the hosts $4 names,
- * and the newest one begun by `to` that names a message model, however long before (groupModelAt). Each part is one
+ * the newest one begun by `from` that names a message model, however long before, and those begun within (from, to]
+ * that name one: what groupModelAt needs to answer at any time of the span. Each part is one
  * index range per probe (LATERAL, as the other key reads in lib/queries/diagnosis-input.ts, for the same reason: a
  * generic plan must stay an index scan): per group and host the open intervals and those that ended after `from`,
- * and per group the model. An OR of the first two read every interval of the group and filtered them.
+ * and per group the model. An OR of the first two read every interval of the group and filtered them. Of those
+ * ranges only the connections that concern the key come back (concernsKey: its processes' own, and clientIds
+ * processes can share), as $5 names its processes.
  */
+/** concernsKey (lib/diagnosis/members.ts) in SQL, over `y`, the key's processes in $5. */
+const CONCERNS_KEY = `(CASE WHEN y.via = '' THEN y.instance = ANY($5::text[]) ELSE (y.member !~ '${ONE_PROCESS_CLIENT_ID_SQL}' OR split_part(y.member, '#', 1) = ANY($5::text[])) END)`;
+
 export const MEMBERS: PreparedStatement = {
   name: "dupscope_key_members",
   text: `SELECT DISTINCT ON (m.group_name, m.n) m.*, ${SINCE_RAW} AS since_raw
@@ -178,19 +184,27 @@ export const MEMBERS: PreparedStatement = {
     CROSS JOIN LATERAL (
       (SELECT x.* FROM unnest($4::text[]) AS h(host) CROSS JOIN LATERAL (
          SELECT * FROM group_members y WHERE y.group_name = g.group_name AND y.host = h.host AND y.until_ts IS NULL
-           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) OFFSET 0) x)
+           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) AND ${CONCERNS_KEY} OFFSET 0) x)
       UNION ALL
       (SELECT x.* FROM unnest($4::text[]) AS h(host) CROSS JOIN LATERAL (
          SELECT * FROM group_members y WHERE y.group_name = g.group_name AND y.host = h.host AND y.until_ts >= g.from_ts
-           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) OFFSET 0) x)
+           AND (y.since_ts IS NULL OR y.since_ts <= g.to_ts) AND ${CONCERNS_KEY} OFFSET 0) x)
       UNION ALL
-      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.model IS NOT NULL AND x.since_ts <= g.to_ts
-         ORDER BY x.since_ts DESC, x.since_event COLLATE "C" DESC LIMIT 1)) m`,
+      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.model IS NOT NULL AND x.since_ts <= g.from_ts
+         ORDER BY x.since_ts DESC, x.since_event COLLATE "C" DESC LIMIT 1)
+      UNION ALL
+      (SELECT * FROM group_members x WHERE x.group_name = g.group_name AND x.model IS NOT NULL AND x.since_ts > g.from_ts
+         AND x.since_ts <= g.to_ts)) m`,
 };
 
-export async function readMembers(driver: SqlDriver, probes: readonly { group: string; from: number; to: number }[], hosts: readonly string[]): Promise<StoredInterval[]> {
+export async function readMembers(
+  driver: SqlDriver,
+  probes: readonly { group: string; from: number; to: number }[],
+  hosts: readonly string[],
+  processes: readonly string[],
+): Promise<StoredInterval[]> {
   if (probes.length === 0) return [];
-  const rows = await driver.prepared<IntervalRow>(MEMBERS, [probes.map((p) => p.group), probes.map((p) => String(p.from)), probes.map((p) => String(p.to)), hosts]);
+  const rows = await driver.prepared<IntervalRow>(MEMBERS, [probes.map((p) => p.group), probes.map((p) => String(p.from)), probes.map((p) => String(p.to)), hosts, processes]);
   return rows.map(intervalOfRow);
 }
 

@@ -22,6 +22,6 @@ export function inputsOf(events: readonly NormalizedEvent[]): DiagnosisInput[] {
     const keyEvents = [...own, ...msgIdsOf(own).flatMap((id) => keylessByMsgId.get(id) ?? [])].sort(byTs);
     const scope = contextScope(keyEvents)!;
     const around = contextOf(keyEvents, keyless.filter((e) => scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to)));
-    return { bizKey, events: keyEvents, context: around.sort(byTs), members: membersFor(members, scope.groups, membersSpan(keyEvents), scope.hosts) };
+    return { bizKey, events: keyEvents, context: around.sort(byTs), members: membersFor(members, scope.groups, membersSpan(keyEvents), scope) };
   });
 }

@@ -69,7 +69,7 @@ for (const backend of backends) {
           scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to) &&
           otherMessageKeys(e)?.includes(bizKey) === false,
       ).length;
-      const members = memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events), scope.hosts));
+      const members = memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events), scope));
       return { events: ids(events), context: ids(context), members, othersLeftOut };
     }
 
@@ -135,7 +135,7 @@ for (const backend of backends) {
           const executions = [
             `dupscope_key_events(${keys}, array_fill(${day}::bigint, ARRAY[50]))`,
             `dupscope_key_context(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY[]::text[], ${keys})`,
-            `dupscope_key_members(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY['10.0.1.1'])`,
+            `dupscope_key_members(ARRAY['pay-consumer'], ARRAY[${day}]::bigint[], ARRAY[${day + 60_000}]::bigint[], ARRAY['10.0.1.1'], ARRAY['10.0.1.1@7000'])`,
           ];
           for (const execution of executions) {
             const plan = (await pools.prepared.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE ${execution}`)).rows.map((r) => r["QUERY PLAN"]).join("\n");

@@ -114,7 +114,7 @@ export const en = {
     contextNone: "No rebalance or lifecycle events of these consumer groups and hosts around this key's events.",
     membership: "In the group at the time",
     membershipNote:
-      "For each delivery, the members of its group connected from the hosts that consumed this key when it began, from the group's members over time (kept after the raw lines expire). The group page shows every member.",
+      "For each delivery, the connections in its group when it began of the processes that consumed this key, and of clientIds that several processes on their hosts can share, from the group's members over time (kept after the raw lines expire). The group page shows every member.",
     membershipLine: (group: string, at: string, n: number) => `${group} at ${at}: ${n} ${n === 1 ? "member" : "members"} on these hosts`,
     membershipList: ": ",
     membershipNone: "no member known to be connected",

@@ -101,7 +101,7 @@ export const zhCN: Dictionary = {
     context: "周边事件",
     contextNone: "该业务键的事件前后没有这些消费组和主机的重平衡或生命周期事件。",
     membership: "当时组内成员",
-    membershipNote: "每次投递开始时，其消费组中从消费过该业务键的主机连接的成员，来自消费组成员随时间的变化（原始日志过期后仍保留）。消费组页面列出全部成员。",
+    membershipNote: "每次投递开始时，其消费组中消费过该业务键的进程的连接，以及这些主机上可被多个进程共用的 clientId 的连接，来自消费组成员随时间的变化（原始日志过期后仍保留）。消费组页面列出全部成员。",
     membershipLine: (group, at, n) => `${group} 在 ${at}：这些主机上 ${n} 个成员`,
     membershipList: "：",
     membershipNone: "没有已知在连接的成员",

@@ -22,7 +22,7 @@ import { HOUR, SEC, T0, trace } from "../../helpers/diagnosis-events.ts";
 
 /** The members the store gives a key of these events (membersFor), their lines still stored. */
 const storedMembers = (lines: readonly NormalizedEvent[], events: readonly NormalizedEvent[]) =>
-  membersFor(foldMembers(memberChangesIn(lines)), contextScope(events)!.groups, membersSpan(events), contextScope(events)!.hosts).map((i) => ({ ...i, sinceRaw: true }));
+  membersFor(foldMembers(memberChangesIn(lines)), contextScope(events)!.groups, membersSpan(events), contextScope(events)!).map((i) => ({ ...i, sinceRaw: true }));
 
 function connected(at: number, group: string, model: "BROADCASTING" | "CLUSTERING", host: string): NormalizedEvent[] {
   const line = `${gmt8(T0 + at, "s")} INFO HeartbeatThread_2 - new consumer connected, group: ${group} CONSUME_PASSIVELY ${model} channel: ClientChannelInfo [channel=[id: 0x2f1c9a07, L:/10.0.0.2:10911 - R:/${host}:40112], clientId=${host}@3117, language=JAVA, version=401, lastUpdateTimestamp=${T0 + at}]`;
