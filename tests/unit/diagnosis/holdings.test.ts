@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
 import { foldHoldings, holdingChangesIn, holdingsFor, queuesOf } from "../../../lib/diagnosis/holdings.ts";
 import { memberChangesIn } from "../../../lib/diagnosis/members.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
-import { broker, client, HOUR, kafka, MIN, redisOnce, SEC, T0 } from "../../helpers/diagnosis-events.ts";
+import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
+import { broker, client, dedup, HOUR, kafka, MIN, redisOnce, SEC, T0, trace, valuesOf } from "../../helpers/diagnosis-events.ts";
 
 /**
  * Who held which queue over time (lib/diagnosis/holdings.ts), folded from the rebalance lines and the members'
@@ -111,5 +113,47 @@ describe("queue holdings over time", () => {
         }
       }),
     );
+  });
+});
+
+describe("rebalance attribution from the holdings", () => {
+  const KEY = "ORD-20261130-000042";
+  const MSG = "0A000005216C18B4AAC27A9E2A3F0001";
+  const keyEvents = () => [
+    trace.pub({ at: -200, bizKey: KEY, msgId: MSG, offsetMsgId: "0A00000B00002A9F000000000003E8A0", host: "10.0.0.20" }),
+    ...trace.consume({ at: 1300, bizKey: KEY, msgId: MSG, group: GROUP, host: "10.0.0.5" }),
+    ...redisOnce({ at: 1300, bizKey: KEY, msgId: MSG, group: GROUP, instance: A, queue: Q, queueOffset: 88123 }),
+    ...trace.consume({ at: 1690, bizKey: KEY, msgId: MSG, group: GROUP, host: "10.0.0.7" }),
+    dedup({ at: 1692, bizKey: KEY, msgId: MSG, group: GROUP, instance: B, layer: "redis", decision: "hit", queue: Q, queueOffset: 88123, dedupKey: `pay:${KEY}` }),
+  ];
+
+  it("names the old holder when only the new owner's take is among the raw lines: held since days before (raw line expired)", () => {
+    const takenLongAgo = client.rebalance("add", { at: -3 * 24 * HOUR, group: GROUP, queue: Q, instance: A });
+    const takeOver = client.rebalance("add", { at: 1500, group: GROUP, queue: Q, instance: B });
+    const events = keyEvents();
+    const holdings = foldHoldings(holdingChangesIn([takenLongAgo, takeOver])).map((i) => ({ ...i, sinceRaw: i.sinceEvent === takeOver.id }));
+    const without = diagnoseKey({ bizKey: KEY, events, context: [takeOver], holdings: [] }).duplicates[0]!;
+    const v = diagnoseKey({ bizKey: KEY, events, context: [takeOver], holdings }).duplicates[0]!;
+    assert.equal(v.cause, "rebalance");
+    assert.ok(v.confidence > without.confidence, `${v.confidence} over ${without.confidence} (${without.cause}) without the holdings`);
+    const taken = valuesOf(v.evidence, "queue_taken_over");
+    assert.deepEqual([taken.from, taken.to, taken.since, taken.expired, taken.position], [A, B, T0 - 3 * 24 * HOUR, true, "between"]);
+    const text = describeEvidence(v.evidence.find((e) => e.code === "queue_taken_over")!);
+    assert.match(text, /^10\.0\.0\.5@4121 had held queue .*broker-a:3.* since .* \(raw line expired\) until 10\.0\.0\.7@88 took it at /);
+  });
+
+  it("decides as before when the old owner's remove is among the raw lines, and never reads a crash as a take-over", () => {
+    const events = keyEvents();
+    const context = [client.rebalance("remove", { at: 1400, group: GROUP, queue: Q, instance: A }), client.rebalance("add", { at: 1500, group: GROUP, queue: Q, instance: B })];
+    const longAgo = client.rebalance("add", { at: -3 * 24 * HOUR, group: GROUP, queue: Q, instance: A });
+    const raw = diagnoseKey({ bizKey: KEY, events, context, holdings: [] }).duplicates[0]!;
+    const held = diagnoseKey({ bizKey: KEY, events, context, holdings: fold([longAgo, ...context]) }).duplicates[0]!;
+    assert.deepEqual([held.cause, held.confidence, held.evidence.map((e) => e.code)], [raw.cause, raw.confidence, raw.evidence.map((e) => e.code)]);
+
+    const crash = [broker.lifecycle("channel_inactive", { at: 1450, group: GROUP, instance: A }), client.rebalance("add", { at: 1500, group: GROUP, queue: Q, instance: B })];
+    const holdings = fold([longAgo, ...crash]);
+    assert.equal(holdings.find((i) => i.holder === A)!.closedBy, "closed");
+    const v = diagnoseKey({ bizKey: KEY, events, context: crash, holdings }).duplicates[0]!;
+    assert.ok(!v.evidence.some((e) => e.code === "queue_taken_over"));
   });
 });
