@@ -15,7 +15,9 @@ const at = (h: Hit) => ({ coarse: h.at.coarse, tolerant: h.at.tolerant });
  * is dropped…`, new owner `add a new mq`) around the deliveries — while the old owner lives on (formats.md §2, §6).
  * Members rebalance on their own, so for a while both may hold the queue and either may consume first. A crash
  * also makes the new owner log `add a new mq`, so that line alone is weak: what separates a rebalance from
- * ack_lost is the old owner's own account of giving the queue up, and the absence of a dead connection.
+ * ack_lost is the old owner's own account of giving the queue up, and the absence of a dead connection. When the
+ * context holds no such account, the group's holdings over time (holdings.ts) may still say the old owner held the
+ * queue, since long before the raw lines kept, until the new owner took it while it was still a member.
  */
 export function rebalance(p: Pair): RuleResult | null {
   if (p.sameMsgId === false || p.copy.relation === "different" || retryAdvanced(p) || p.second.direct) return null;
