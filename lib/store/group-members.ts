@@ -55,7 +55,7 @@ export async function recordMemberLines(session: SqlSession, ids: readonly (read
 }
 
 /** Stores these changes (a change already stored is left as it is) and folds the groups with new ones again. */
-export async function recordGroupChanges(session: SqlSession, changes: readonly MemberChange[], holdings: readonly HoldingChange[] = []): Promise<string[]> {
+async function recordGroupChanges(session: SqlSession, changes: readonly MemberChange[], holdings: readonly HoldingChange[]): Promise<string[]> {
   const groups = [...new Set([...(await insertMemberChanges(session, changes)), ...(await insertHoldingChanges(session, holdings))])].sort();
   for (const group of groups) await refoldGroup(session, group);
   return groups;
