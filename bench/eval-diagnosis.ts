@@ -18,6 +18,7 @@ import { findFormat } from "../collectors/registry.ts";
 import type { LineResult } from "../collectors/types.ts";
 import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
 import { instanceRelation } from "../lib/diagnosis/identity.ts";
+import { foldHoldings, holdingChangesIn, holdingsFor, queuesOf, type HoldingInterval } from "../lib/diagnosis/holdings.ts";
 import { foldMembers, memberChangesIn, membersFor, membersSpan, type MemberInterval } from "../lib/diagnosis/members.ts";
 import { contextOf, contextScope, msgIdsOf, type ContextScope } from "../lib/diagnosis/scope.ts";
 import { CONTEXT_ROW_LIMIT } from "../lib/queries/diagnosis-input.ts";
@@ -166,6 +167,8 @@ class EventIndex {
   private readonly byHost = new TimeIndex();
   /** The groups' members over the whole run, as the store folds them (lib/store/group-members.ts). */
   readonly members: MemberInterval[];
+  /** Who held which queue over the whole run, as the store folds it (lib/store/group-holdings.ts). */
+  readonly holdings: HoldingInterval[];
 
   /** rawRetentionMs: raw keyless lines older than that before a key's last event are gone when it is diagnosed. */
   constructor(events: readonly NormalizedEvent[], private readonly rawRetentionMs: number | null) {
@@ -175,7 +178,9 @@ class EventIndex {
     }
     this.byGroup.seal();
     this.byHost.seal();
-    this.members = foldMembers(memberChangesIn(events));
+    const memberChanges = memberChangesIn(events);
+    this.members = foldMembers(memberChanges);
+    this.holdings = foldHoldings(holdingChangesIn(events), memberChanges);
   }
 
   private addKeyless(e: NormalizedEvent): void {
@@ -216,6 +221,12 @@ class EventIndex {
   membersOf(events: readonly NormalizedEvent[], scope: ContextScope): MemberInterval[] {
     const from = this.rawFrom(events);
     return membersFor(this.members, scope.groups, membersSpan(events), scope).map((i) => ({ ...i, sinceRaw: i.since !== null && i.since >= from }));
+  }
+
+  /** Who held the key's queues, as the store answers (holdingsFor), each knowing whether its take is still stored. */
+  holdingsOf(events: readonly NormalizedEvent[]): HoldingInterval[] {
+    const from = this.rawFrom(events);
+    return holdingsFor(this.holdings, queuesOf(events), membersSpan(events)).map((i) => ({ ...i, sinceRaw: i.since !== null && i.since >= from }));
   }
 }
 
@@ -435,7 +446,7 @@ function diagnose(index: EventIndex, bizKey: string, tally: Tally): KeyDiagnosis
   tally.contextMax = Math.max(tally.contextMax, context.length);
   // The store caps each merged context window at CONTEXT_ROW_LIMIT rows; counted here, not applied.
   if (context.length > CONTEXT_ROW_LIMIT) tally.contextOverLimit++;
-  return diagnoseKey({ bizKey, events, context, members: scope === undefined ? [] : index.membersOf(events, scope) });
+  return diagnoseKey({ bizKey, events, context, members: scope === undefined ? [] : index.membersOf(events, scope), holdings: index.holdingsOf(events) });
 }
 
 /**

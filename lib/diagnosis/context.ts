@@ -2,6 +2,7 @@ import { states } from "../events/facts.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import { contextIndex, instanceLines, timeSlice } from "./context-index.ts";
 import { hostOf, instanceRelation } from "./identity.ts";
+import type { HoldingInterval } from "./holdings.ts";
 import type { Pair } from "./pair.ts";
 import {
   ASSIGNMENT,
@@ -50,6 +51,11 @@ export interface Ownership {
   groupRebalanced: Hit[];
   /** Members starting, connecting, shutting down or unregistering: what triggers a rebalance. */
   membership: Hit[];
+  /**
+   * From the group's holdings over time: the first instance held the queue at its delivery and the second took it
+   * from it before its own, while the first was still a member. Null when the holdings do not say so.
+   */
+  takenOver: { from: HoldingInterval; to: HoldingInterval } | null;
 }
 
 /** Shared by the rules that ask for it (fate keeps it per pair): read-only. */
@@ -131,7 +137,29 @@ export function ownership(p: Pair): Ownership {
     resultWith: queue === null ? [] : onEither.filter((h) => isResultSet(h.event) && holds(h)),
     groupRebalanced: queue !== null ? [] : onEither.filter((h) => h.event.kind === "rebalance" && before(p.second.start)(h)),
     membership: hitsIn(memberChanges).filter(before(p.second.start)),
+    takenOver: takenOver(p, queue, topics),
   };
+}
+
+/**
+ * The queue's holdings say it passed from the first instance to the second: the second's take (within one rebalance
+ * interval before the first delivery, up to its own) ended the first's holding, which had begun by the first delivery.
+ * A holding ended by its holder's close or its own remove is no take-over: the queue was free when it was taken.
+ */
+function takenOver(p: Pair, queue: string | null, topics: ReadonlySet<string>): Ownership["takenOver"] {
+  if (queue === null) return null;
+  const { clockSkewMs, rebalanceIntervalMs } = p.options;
+  const group = p.second.group ?? p.first.group;
+  const ofQueue = p.holdings.filter((i) => i.queue === queue && (group === null || i.group === group) && (topics.size === 0 || topics.has(i.topic)));
+  for (const to of ofQueue) {
+    if (to.since === null || to.since < p.first.start - rebalanceIntervalMs - clockSkewMs || to.since > p.second.start + clockSkewMs) continue;
+    if (instanceRelation(to.holder, p.second.instance) !== "same") continue;
+    const from = ofQueue.find(
+      (i) => i.closedBy === "taken" && i.untilEvent === to.sinceEvent && (i.since === null || i.since <= p.first.start + clockSkewMs) && instanceRelation(i.holder, p.first.instance) === "same",
+    );
+    if (from !== undefined) return { from, to };
+  }
+  return null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { attachEffectRows } from "./effect-rows.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
+import { foldHoldings, holdingChangesIn, type HoldingInterval } from "./holdings.ts";
 import { foldMembers, memberChangesIn, type MemberInterval } from "./members.ts";
 import { findMissing } from "./missing.ts";
 import { type Reach, reachOf } from "./reach.ts";
@@ -83,6 +84,8 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
   // Only pairs read it, and most keys have none.
   let members: readonly MemberInterval[] | undefined;
   const membersOf = () => (members ??= input.members ?? foldMembers(memberChangesIn(context)));
+  let holdings: readonly HoldingInterval[] | undefined;
+  const holdingsOf = () => (holdings ??= input.holdings ?? foldHoldings(holdingChangesIn(context), memberChangesIn(context)));
   const facts = new Map<string, MessageFacts>();
   const factsOf = (msgId: string | null) => {
     if (msgId === null) return null;
@@ -113,6 +116,7 @@ export function diagnoseKeyWithReach(input: DiagnosisInput, options: Partial<Dia
         secondMsg: factsOf(second.msgId),
         context,
         members: membersOf(),
+        holdings: holdingsOf(),
         byId,
         rows: effectRows.get(group) ?? [],
         options: opts,

@@ -34,6 +34,12 @@ export interface EvidenceValues {
   // queue ownership
   /** `between`: after the first delivery began; `before`: just before it, while the old owner still held pulled messages. */
   queue_moved: { topic: string | null; queue: string; from: Instance; to: Instance; ts: number; position: "between" | "before" };
+  /**
+   * From the group's holdings over time (holdings.ts), when the context holds no line of the old owner giving the queue
+   * up: `from` held it since `since` (null: since before anything ingested says; `expired`: its line is gone with the
+   * raw events' retention) and `to` took it at `ts` while `from` was still connected.
+   */
+  queue_taken_over: { topic: string; queue: string; from: string; since: number | null; expired?: true; to: string; ts: number; position: "between" | "before" };
   queue_removed: { topic: string | null; queue: string; instance: Instance; ts: number };
   queue_added: { topic: string | null; queue: string; instance: Instance; ts: number };
   queue_dropped_mid_consume: { queue: string | null; instance: Instance; ts: number; msgId: string | null };

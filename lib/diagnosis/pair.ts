@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { MessageFacts } from "./copies.ts";
+import type { HoldingInterval } from "./holdings.ts";
 import type { MemberInterval } from "./members.ts";
 import { evidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
@@ -25,6 +26,8 @@ export interface Pair {
   context: readonly NormalizedEvent[];
   /** The key's groups' members over time: connections, clientIds, message model (members.ts). */
   members: readonly MemberInterval[];
+  /** Who held the key's queues over time (holdings.ts). */
+  holdings: readonly HoldingInterval[];
   /** The key's own events by id, to read the records a delivery was built from. */
   byId: ReadonlyMap<string, NormalizedEvent>;
   /** The group's rows of the business table (`dupscope probe`), in time order: one per committed side effect. */

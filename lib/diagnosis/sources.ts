@@ -66,7 +66,8 @@ export function action(e: NormalizedEvent): string | null {
  * - `left`: the consumer left on purpose and persisted its offsets on the way out; `joined`: a member started.
  * - `queue_removed` / `queue_added`: ownership changed on this instance; `queue_dropped`: a queue dropped without a
  *   result to say where it went; `result_set`: the instance's whole new set of queues; `partition_lost`: the member
- *   lost its partitions (all of them, when it was fenced or forgotten by the coordinator).
+ *   lost its partitions (all of them, when it was fenced or forgotten by the coordinator). The four also make who held
+ *   which queue over time (holdings.ts), which outlives the raw lines.
  * - `consumer_timeout`: the consumer took too long and lost the message (Kafka's poll timeout, RabbitMQ's ack timeout);
  *   `poll_timeout_reason`: a line whose reason may say the poll timeout (2.4–2.8 LeaveGroup, 3.7+ rejoin).
  * - `rejoin` / `assignment`: the Kafka member rejoined, or got its assignment, around a pair (context.ts).

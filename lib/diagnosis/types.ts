@@ -1,3 +1,4 @@
+import type { HoldingInterval } from "./holdings.ts";
 import type { MemberInterval } from "./members.ts";
 import type { SourceKind } from "../events/formats.ts";
 import type { Broker, NormalizedEvent, TsPrecision } from "../events/model.ts";
@@ -26,6 +27,11 @@ export interface DiagnosisInput {
    * Absent: derived from the membership lines in `context`.
    */
   members?: readonly MemberInterval[];
+  /**
+   * Who held the queues the key was delivered from, over its time (holdings.ts), as the store keeps them beyond the raw
+   * lines' retention. Absent: derived from the rebalance and membership lines in `context`.
+   */
+  holdings?: readonly HoldingInterval[];
 }
 
 /** RocketMQ defaults (formats.md §3); override when a deployment changed them. */

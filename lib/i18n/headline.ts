@@ -18,7 +18,7 @@ export interface Segment {
 
 /** The evidence that says most about each cause, best first; otherwise the first evidence for the cause. */
 const TELLING: Partial<Record<Cause, EvidenceCode[]>> = {
-  rebalance: ["queue_moved", "queue_dropped_mid_consume", "retry_chains_forked", "same_record_other_instance"],
+  rebalance: ["queue_moved", "queue_taken_over", "queue_dropped_mid_consume", "retry_chains_forked", "same_record_other_instance"],
   ack_lost: ["channel_lost", "process_restarted", "owner_went_silent", "partition_lost"],
   producer_retry: ["stored_copies", "send_failed_then_retried", "producer_resend_logged", "kafka_send_retried", "copy_without_send", "too_soon_for_redelivery"],
   upstream_resend: ["published_twice", "different_msg_ids"],

@@ -1,9 +1,11 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
 import { BatchContext } from "../diagnosis/batch-context.ts";
+import { holdingsFor, queuesOf, type HoldingInterval } from "../diagnosis/holdings.ts";
 import { membersFor, membersSpan } from "../diagnosis/members.ts";
 import { CONTEXT_KINDS, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
 import type { PreparedStatement, SqlDriver } from "../store/driver.ts";
+import { readHoldings } from "../store/group-holdings.ts";
 import { readMembers, type StoredInterval } from "../store/group-members.ts";
 import { byTime, EVENT_SELECT, eventFromSql, type EventRowSql } from "../store/event-rows.ts";
 
@@ -160,14 +162,25 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
   // One probe per group and key span: a batch's keys of a group mostly share it.
   const probes = new Map<string, { group: string; from: number; to: number }>();
+  // And one per queue the key was delivered from and span: who held it (lib/diagnosis/holdings.ts).
+  const queueProbes = new Map<string, { group: string; topic: string; queue: string; from: number; to: number }>();
   for (const [key, scope] of scopes) {
-    const span = membersSpan(keyEvents.get(key)!);
+    const events = keyEvents.get(key)!;
+    const span = membersSpan(events);
     for (const group of scope.groups) probes.set(`${group}\u0000${span.from}\u0000${span.to}`, { group, ...span });
+    for (const q of queuesOf(events)) queueProbes.set(`${q.group}\u0000${q.topic}\u0000${q.queue}\u0000${span.from}\u0000${span.to}`, { ...q, ...span });
   }
-  const [{ context, truncated }, members] = await Promise.all([
+  const [{ context, truncated }, members, holdings] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
     readMembers(driver, [...probes.values()], hosts, [...new Set([...scopes.values()].flatMap((scope) => scope.processes))]),
+    readHoldings(driver, [...queueProbes.values()]),
   ]);
+  const holdingsByGroup = new Map<string, HoldingInterval[]>();
+  for (const h of holdings) {
+    const list = holdingsByGroup.get(h.group);
+    if (list) list.push(h);
+    else holdingsByGroup.set(h.group, [h]);
+  }
   const byGroup = new Map<string, StoredInterval[]>();
   const seen = new Set<string>();
   for (const m of members) {
@@ -184,6 +197,9 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
     if (!events) return [];
     const scope = scopes.get(bizKey)!;
     const candidates = scope.groups.flatMap((g) => byGroup.get(g) ?? []);
-    return [{ bizKey, events, context: batch.of(events, scope), members: membersFor(candidates, scope.groups, membersSpan(events), scope), contextTruncated: truncated }];
+    const span = membersSpan(events);
+    const queues = queuesOf(events);
+    const held = holdingsFor([...new Set(queues.map((q) => q.group))].flatMap((g) => holdingsByGroup.get(g) ?? []), queues, span);
+    return [{ bizKey, events, context: batch.of(events, scope), members: membersFor(candidates, scope.groups, span, scope), holdings: held, contextTruncated: truncated }];
   });
 }

@@ -3,7 +3,8 @@ import { runEvery, type PeriodicHandle } from "../periodic.ts";
 import { rawEventsFrom } from "../queries/retention.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
-import { pruneMembers, recordRawEventsFrom } from "../store/group-members.ts";
+import { pruneMembers } from "../store/group-members.ts";
+import { recordRawEventsFrom } from "../store/raw-events-from.ts";
 import type { Retention } from "../store/retention-config.ts";
 
 /**
@@ -116,9 +117,11 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
       unrecognisedSources: await deleteInBatches(session, "unrecognised_sources", "last_seen < $1", [new Date(eventsBefore)]),
     };
   });
-  // A group's members outlive the raw lines that told of them: an interval still open is kept however old its
-  // connect, one that ended goes with the verdicts it could explain.
-  deleted.memberChanges = await pruneMembers(driver, verdictsBefore);
+  // A group's members and who held its queues outlive the raw lines that told of them: an interval still open is kept
+  // however old its first line, one that ended goes with the verdicts it could explain.
+  const group = await pruneMembers(driver, verdictsBefore);
+  deleted.memberChanges = group.members;
+  deleted.holdingChanges = group.holdings;
   const report: RetentionRunReport = { ranAt: now, eventsBefore, verdictsBefore, droppedPartitions: dropped, waitingPartitions: waiting, deleted };
   await driver.run(`INSERT INTO retention_runs (ran_at, events_before, verdicts_before, dropped_partitions, deleted) VALUES ($1, $2, $3, $4, $5)`, [
     new Date(now),

@@ -1,6 +1,9 @@
+import { foldHoldings, holdingChangeOf, type HoldingChange } from "../diagnosis/holdings.ts";
 import { foldMembers, memberChangeOf, memberHost, ONE_PROCESS_CLIENT_ID_SQL, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
+import { holdingChangesOf, insertHoldingChanges, rewriteHoldings } from "./group-holdings.ts";
+import { sinceRawSql } from "./raw-events-from.ts";
 
 /**
  * The store's side of a group's state over time (lib/diagnosis/members.ts): the membership lines' changes are kept in
@@ -38,8 +41,8 @@ const changeOfRow = (r: ChangeRow): MemberChange => ({
 });
 
 /**
- * Reads the stored lines `ids` name ([id, ts], from the ingest journal), keeps their membership changes and folds each
- * group they touch again. Returns the groups whose changes were new.
+ * Reads the stored lines `ids` name ([id, ts], from the ingest journal), keeps their membership and holding changes
+ * (lib/diagnosis/holdings.ts) and folds each group they touch again. Returns the groups whose changes were new.
  */
 export async function recordMemberLines(session: SqlSession, ids: readonly (readonly [string, number])[]): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -47,11 +50,18 @@ export async function recordMemberLines(session: SqlSession, ids: readonly (read
     `SELECT ${EVENT_SELECT} FROM events WHERE (id, ts) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
     [ids.map((i) => i[0]), ids.map((i) => String(i[1]))],
   );
-  return recordMemberChanges(session, rows.flatMap((r) => memberChangeOf(eventFromSql(r)) ?? []));
+  const events = rows.map(eventFromSql);
+  return recordGroupChanges(session, events.flatMap((e) => memberChangeOf(e) ?? []), events.flatMap((e) => holdingChangeOf(e) ?? []));
 }
 
 /** Stores these changes (a change already stored is left as it is) and folds the groups with new ones again. */
-export async function recordMemberChanges(session: SqlSession, changes: readonly MemberChange[]): Promise<string[]> {
+async function recordGroupChanges(session: SqlSession, changes: readonly MemberChange[], holdings: readonly HoldingChange[]): Promise<string[]> {
+  const groups = [...new Set([...(await insertMemberChanges(session, changes)), ...(await insertHoldingChanges(session, holdings))])].sort();
+  for (const group of groups) await refoldGroup(session, group);
+  return groups;
+}
+
+async function insertMemberChanges(session: SqlSession, changes: readonly MemberChange[]): Promise<string[]> {
   if (changes.length === 0) return [];
   const col = <T>(pick: (c: MemberChange) => T) => changes.map(pick);
   const inserted = await session.query<{ group_name: string }>(
@@ -73,16 +83,17 @@ export async function recordMemberChanges(session: SqlSession, changes: readonly
       col((c) => c.broker),
     ],
   );
-  const groups = [...new Set(inserted.map((r) => r.group_name))].sort();
-  for (const group of groups) await refoldGroup(session, group);
-  return groups;
+  return inserted.map((r) => r.group_name);
 }
 
-/** Rewrites a group's intervals from all of its stored changes. */
+/**
+ * Rewrites a group's member intervals and its holdings (which its members' closes end) from all of its stored changes.
+ */
 export async function refoldGroup(session: SqlSession, group: string): Promise<void> {
   // Two folds of one group at once would each write its intervals; callers take groups in sorted order, so no deadlock.
   await session.query(`SELECT pg_advisory_xact_lock(hashtext('dupscope.group_members'), hashtext($1))`, [group]);
   const changes = (await session.query<ChangeRow>(`SELECT * FROM group_member_changes WHERE group_name = $1`, [group])).map(changeOfRow);
+  await rewriteHoldings(session, group, changes);
   const intervals = foldMembers(changes);
   await session.run(`DELETE FROM group_members WHERE group_name = $1`, [group]);
   if (intervals.length === 0) return;
@@ -151,18 +162,7 @@ export const intervalOfRow = (r: IntervalRow): StoredInterval => ({
   sinceRaw: r.since_raw,
 });
 
-/**
- * The retention job drops whole partitions of events, and records from when raw events are kept since
- * (RAW_FROM_SETTING): an interval's first line is still stored when it is not older. One read per statement, where a
- * probe of the events per interval cost 9 ms for a group with 450 open intervals.
- */
-export const RAW_FROM_SETTING = "raw_events_from";
-const SINCE_RAW = `(m.since_event IS NOT NULL AND m.since_ts >= COALESCE((SELECT value::bigint FROM dupscope_settings WHERE name = '${RAW_FROM_SETTING}'), m.since_ts))`;
-
-/** Records from when raw events are kept (the start of the oldest partition left), for SINCE_RAW. */
-export async function recordRawEventsFrom(session: SqlSession, from: number): Promise<void> {
-  await session.run(`INSERT INTO dupscope_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [RAW_FROM_SETTING, String(from)]);
-}
+const SINCE_RAW = sinceRawSql("m");
 
 /**
  * For each (group, from, to): the group's intervals that overlap [from, to] of connections from the hosts $4 names,
@@ -220,28 +220,51 @@ export async function groupMembersDuring(driver: SqlDriver, group: string, from:
 }
 
 /**
- * The retention of group state: intervals that ended before `before` go, with the changes that made them; an interval
- * still open, or ended since, keeps its lines however old. Each group with older changes is folded again without them.
- * Returns how many changes were deleted.
+ * The retention of group state: member and holding intervals that ended before `before` go, with the changes that
+ * made them; an interval still open, or ended since, keeps its lines however old. A line kept for one interval keeps
+ * the line that ended any other interval it began (a set of queues begins several), so that folding again without
+ * the deleted lines reopens nothing. Each group with older changes is folded again without them. Returns how many
+ * changes of each kind were deleted.
  */
-export async function pruneMembers(driver: SqlDriver, before: number): Promise<number> {
-  const groups = await driver.query<{ group_name: string }>(`SELECT DISTINCT group_name FROM group_member_changes WHERE ts < $1`, [String(before)]);
-  let deleted = 0;
+export async function pruneMembers(driver: SqlDriver, before: number): Promise<{ members: number; holdings: number }> {
+  const groups = await driver.query<{ group_name: string }>(
+    `SELECT group_name FROM group_member_changes WHERE ts < $1 UNION SELECT group_name FROM group_holding_changes WHERE ts < $1 ORDER BY 1`,
+    [String(before)],
+  );
+  const deleted = { members: 0, holdings: 0 };
   for (const { group_name: group } of groups) {
-    deleted += await driver.transaction(async (tx) => {
+    const n = await driver.transaction(async (tx) => {
       const changes = (await tx.query<ChangeRow>(`SELECT * FROM group_member_changes WHERE group_name = $1 FOR UPDATE`, [group])).map(changeOfRow);
+      const holdingChanges = await holdingChangesOf(tx, group, true);
+      const intervals: { since: number | null; sinceEvent: string | null; until: number | null; untilEvent: string | null }[] = [
+        ...foldMembers(changes),
+        ...foldHoldings(holdingChanges, changes),
+      ];
       const keep = new Set<string>();
-      for (const i of foldMembers(changes)) {
+      for (const i of intervals) {
         if (i.until !== null && i.until < before) continue;
         if (i.sinceEvent !== null) keep.add(i.sinceEvent);
         if (i.untilEvent !== null) keep.add(i.untilEvent);
       }
-      const gone = changes.filter((c) => c.ts < before && !keep.has(c.eventId)).map((c) => c.eventId);
-      if (gone.length === 0) return 0;
-      const n = await tx.run(`DELETE FROM group_member_changes WHERE group_name = $1 AND event_id = ANY($2::text[])`, [group, gone]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const i of intervals) {
+          if (i.sinceEvent === null || i.untilEvent === null || !keep.has(i.sinceEvent) || keep.has(i.untilEvent)) continue;
+          keep.add(i.untilEvent);
+          grew = true;
+        }
+      }
+      const gone = (list: readonly { ts: number; eventId: string }[]) => list.filter((c) => c.ts < before && !keep.has(c.eventId)).map((c) => c.eventId);
+      const goneMembers = gone(changes);
+      const goneHoldings = gone(holdingChanges);
+      if (goneMembers.length + goneHoldings.length === 0) return { members: 0, holdings: 0 };
+      const members = goneMembers.length === 0 ? 0 : await tx.run(`DELETE FROM group_member_changes WHERE group_name = $1 AND event_id = ANY($2::text[])`, [group, goneMembers]);
+      const holdings = goneHoldings.length === 0 ? 0 : await tx.run(`DELETE FROM group_holding_changes WHERE group_name = $1 AND event_id = ANY($2::text[])`, [group, goneHoldings]);
       await refoldGroup(tx, group);
-      return n;
+      return { members, holdings };
     });
+    deleted.members += n.members;
+    deleted.holdings += n.holdings;
   }
   return deleted;
 }

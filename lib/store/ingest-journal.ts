@@ -1,5 +1,6 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { PlainKeys, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
+import { changesHoldings } from "../diagnosis/holdings.ts";
 import { changesMembership } from "../diagnosis/members.ts";
 import { givesQueueUp } from "../diagnosis/sources.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
@@ -139,13 +140,17 @@ export interface JournalBatch {
    */
   plain: PlainEntry[];
   /**
-   * [id, ts] of the lines that may change a group's membership (lib/diagnosis/members.ts): the fold reads them again
-   * and keeps their changes, which outlive the raw lines. Absent in rows written before it was kept.
+   * [id, ts] of the lines that may change a group's membership (lib/diagnosis/members.ts) or who holds one of its
+   * queues (lib/diagnosis/holdings.ts): the fold reads them again and keeps their changes, which outlive the raw lines.
+   * Absent in rows written before it was kept; rows written before holdings were kept list membership lines only.
    */
   members: [string, number][];
 }
 
 type PlainEntry = [number, string[], string[], number, number, StoredPlain];
+
+const changesGroupState = (kind: string, action: string | null, group: string | null, bizKey: string | null) =>
+  changesMembership(kind, action, group, bizKey) || changesHoldings(kind, action, group, bizKey);
 type Mark = [group: string | null, from: number, to: number, loud?: boolean];
 
 function bump<K>(map: Map<string, { key: K; n: number }>, id: string, key: K, by = 1): void {
@@ -172,7 +177,7 @@ export class JournalBuilder {
   private readonly members: [string, number][] = [];
   add(r: Contribution): void {
     this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys, givesQueueUp(r.kind, r.action, r.queue));
-    if (changesMembership(r.kind, r.action, r.group, r.bizKey)) this.members.push([r.id, r.ts]);
+    if (changesGroupState(r.kind, r.action, r.group, r.bizKey)) this.members.push([r.id, r.ts]);
     if (r.bizKey !== null) this.plain.add(r.bizKey, r);
     this.byKind(r);
   }
@@ -184,7 +189,7 @@ export class JournalBuilder {
   addEvent(e: NormalizedEvent): void {
     const keyless = e.bizKey === null;
     this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, keyless ? namedKeysOf(e.detail.keys) : NO_KEYS, keyless && givesQueueUp(e.kind, textOf(e.detail.action), e.queue));
-    if (keyless && changesMembership(e.kind, textOf(e.detail.action), e.group, null)) this.members.push([e.id, e.ts]);
+    if (keyless && changesGroupState(e.kind, textOf(e.detail.action), e.group, null)) this.members.push([e.id, e.ts]);
     if (e.bizKey === null && !DEDUP_KINDS.has(e.kind) && e.kind !== "rebalance") return;
     const contribution = contributionOf(e);
     if (e.bizKey !== null) this.plain.add(e.bizKey, contribution);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
+import { foldHoldings, holdingChangesIn, holdingsFor, queuesOf, type HoldingInterval } from "../../lib/diagnosis/holdings.ts";
 import { foldMembers, memberChangesIn, membersFor, membersSpan, type MemberInterval } from "../../lib/diagnosis/members.ts";
 import { contextOf, contextScope, msgIdsOf, otherMessageKeys } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
@@ -18,7 +19,7 @@ import { backends } from "../helpers/stores.ts";
  * The store's SQL narrows the context with indexes and a host prefix before scope.ts decides; the evaluation grades
  * the engine on scope.ts's selection over all events. Both must pick the same events for every key, whether a key
  * is read alone (the API) or in a batch (the worker), and the same members of its groups (membersFor over a fold of
- * every stored membership line).
+ * every stored membership line) and holders of its queues (holdingsFor over a fold of every rebalance line).
  */
 
 const NOW = Date.UTC(2026, 11, 1, 9, 30);
@@ -54,7 +55,11 @@ for (const backend of backends) {
       members.map((i) => JSON.stringify([i.group, i.member, i.via, i.remote, i.since, i.sinceEvent, i.until, i.untilEvent, i.closedBy, i.model])).sort();
 
     /** scope.ts over every stored event, without an index. */
-    function expected(bizKey: string): { events: string[]; context: string[]; members: string[]; othersLeftOut: number } {
+    /** The holdings' fields both sides give, in one order. */
+    const holdingRows = (holdings: readonly HoldingInterval[]) =>
+      holdings.map((i) => JSON.stringify([i.group, i.topic, i.queue, i.holder, i.since, i.sinceEvent, i.until, i.untilEvent, i.closedBy])).sort();
+
+    function expected(bizKey: string): { events: string[]; context: string[]; members: string[]; holdings: string[]; othersLeftOut: number } {
       const own = all.filter((e) => e.bizKey === bizKey);
       const named = new Set(msgIdsOf(own));
       const events = [...own, ...all.filter((e) => e.bizKey === null && e.msgId !== null && named.has(e.msgId))];
@@ -70,7 +75,8 @@ for (const backend of backends) {
           otherMessageKeys(e)?.includes(bizKey) === false,
       ).length;
       const members = memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events), scope));
-      return { events: ids(events), context: ids(context), members, othersLeftOut };
+      const holdings = holdingRows(holdingsFor(foldHoldings(holdingChangesIn(keyless), memberChangesIn(keyless)), queuesOf(events), membersSpan(events)));
+      return { events: ids(events), context: ids(context), members, holdings, othersLeftOut };
     }
 
     it("a key read alone gets exactly scope.ts's events and context", async () => {
@@ -78,6 +84,7 @@ for (const backend of backends) {
       let withHostContext = 0;
       let othersLeftOut = 0;
       let withMembers = 0;
+      let withHoldings = 0;
       for (const key of keys.filter((_, i) => i % 3 === 0)) {
         const [input] = await loadDiagnosisInputs(store.driver, [key]);
         const want = expected(key);
@@ -85,11 +92,14 @@ for (const backend of backends) {
         assert.deepEqual(ids(input!.context), want.context, `context of ${key}`);
         assert.deepEqual(memberRows(input!.members ?? []), want.members, `members of ${key}'s groups`);
         if ((input!.members ?? []).length > 0) withMembers++;
+        assert.deepEqual(holdingRows(input!.holdings ?? []), want.holdings, `holders of ${key}'s queues`);
+        if ((input!.holdings ?? []).length > 0) withHoldings++;
         if (input!.context.some((e) => e.group === null)) withHostContext++;
         othersLeftOut += want.othersLeftOut;
       }
       assert.ok(withHostContext >= 5, `keys with groupless context from their hosts: ${withHostContext}`);
       assert.ok(withMembers >= 10, `keys whose groups' members were read: ${withMembers}`);
+      assert.ok(withHoldings >= 10, `keys whose queues' holders were read: ${withHoldings}`);
       assert.ok(othersLeftOut >= 10, `lines about other messages' consumption left out: ${othersLeftOut}`);
     });
 
@@ -103,7 +113,7 @@ for (const backend of backends) {
             { name: "dupscope_test_plans", text: `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'dupscope_key_%' ORDER BY name` },
             [],
           );
-          assert.deepEqual(plans.map((p) => p.name), ["dupscope_key_context", "dupscope_key_events", "dupscope_key_members"]);
+          assert.deepEqual(plans.map((p) => p.name), ["dupscope_key_context", "dupscope_key_events", "dupscope_key_holdings", "dupscope_key_members"]);
           for (const p of plans) {
             assert.equal(Number(p.custom_plans), 0, `${p.name}: custom plans`);
             assert.ok(Number(p.generic_plans) >= sample.length - 1, `${p.name}: ${p.generic_plans} runs of the generic plan`);

@@ -1,5 +1,6 @@
 import { fate, ownership, type Hit } from "../context.ts";
 import { evidence, type Evidence } from "../evidence.ts";
+import { holdingSinceExpired } from "../holdings.ts";
 import { instanceRelation } from "../identity.ts";
 import { retryAdvanced, sameInstance, type Pair, type RuleResult } from "../pair.ts";
 import { isLeft } from "../sources.ts";
@@ -14,7 +15,9 @@ const at = (h: Hit) => ({ coarse: h.at.coarse, tolerant: h.at.tolerant });
  * is dropped…`, new owner `add a new mq`) around the deliveries — while the old owner lives on (formats.md §2, §6).
  * Members rebalance on their own, so for a while both may hold the queue and either may consume first. A crash
  * also makes the new owner log `add a new mq`, so that line alone is weak: what separates a rebalance from
- * ack_lost is the old owner's own account of giving the queue up, and the absence of a dead connection.
+ * ack_lost is the old owner's own account of giving the queue up, and the absence of a dead connection. When the
+ * context holds no such account, the group's holdings over time (holdings.ts) may still say the old owner held the
+ * queue, since long before the raw lines kept, until the new owner took it while it was still a member.
  */
 export function rebalance(p: Pair): RuleResult | null {
   if (p.sameMsgId === false || p.copy.relation === "different" || retryAdvanced(p) || p.second.direct) return null;
@@ -56,6 +59,18 @@ export function rebalance(p: Pair): RuleResult | null {
   if (withQueue !== undefined && added === undefined && o.queue !== null) {
     found.push(evidence("queue_added", "cause", [withQueue.event.id], { topic: withQueue.event.topic, queue: o.queue, instance: withQueue.event.instance, ts: withQueue.event.ts }, at(withQueue)));
     raise(0.5);
+  }
+  // No line in the context tells of the old owner giving the queue up, but the group's holdings say it held the queue
+  // (often since long before the raw lines kept) until the second instance took it. Not the old owner's own account,
+  // so below a logged move; a crash of the old owner ends its holding by its close and never counts here.
+  const taken = o.takenOver;
+  if (taken !== null && move === undefined && o.removed.length === 0 && without === undefined) {
+    const { from, to } = taken;
+    const expired = holdingSinceExpired(from, p.context) ? { expired: true as const } : {};
+    const position = to.since! >= p.first.start ? "between" : "before";
+    const cited = [from.sinceEvent, to.sinceEvent].filter((id): id is string => id !== null);
+    found.push(evidence("queue_taken_over", "cause", cited, { topic: to.topic, queue: to.queue, from: from.holder, since: from.since, ...expired, to: to.holder, ts: to.since!, position }, { coarse: to.sinceCoarse }));
+    raise(0.8);
   }
   const groupLine = o.groupRebalanced[0];
   if (groupLine !== undefined && score === 0) {

@@ -42,6 +42,8 @@ export const en: Language = {
       `published twice: ${v.firstMsgId} from ${f.i(v.firstHost)} at ${f.t(v.firstTs)}, ${v.secondMsgId} from ${f.i(v.secondHost)} at ${f.t(v.secondTs)}`,
     queue_moved: (v, f) =>
       `queue ${f.q(v.topic, v.queue)} moved from ${f.i(v.from)} to ${f.i(v.to)} at ${f.t(v.ts)}, ${v.position === "between" ? "between the two deliveries" : "just before the first delivery, while the old owner still held the messages it had pulled"}`,
+    queue_taken_over: (v, f) =>
+      `${f.i(v.from)} had held queue ${f.q(v.topic, v.queue)} ${v.since === null ? "since before the first line ingested" : `since ${f.t(v.since)}${v.expired ? " (raw line expired)" : ""}`} until ${f.i(v.to)} took it at ${f.t(v.ts)}, ${v.position === "between" ? "between the two deliveries" : "just before the first delivery"}, with ${f.i(v.from)} still a member`,
     queue_removed: (v, f) => `${f.i(v.instance)} gave up queue ${f.q(v.topic, v.queue)} at ${f.t(v.ts)}`,
     queue_added: (v, f) => `${f.i(v.instance)} took queue ${f.q(v.topic, v.queue)} at ${f.t(v.ts)}`,
     queue_dropped_mid_consume: (v, f) =>

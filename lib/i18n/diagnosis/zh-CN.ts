@@ -42,6 +42,8 @@ export const zhCN: Language = {
       `被发送了两次：${v.firstMsgId} 由 ${f.i(v.firstHost)} 于 ${f.t(v.firstTs)} 发送，${v.secondMsgId} 由 ${f.i(v.secondHost)} 于 ${f.t(v.secondTs)} 发送`,
     queue_moved: (v, f) =>
       `队列 ${f.q(v.topic, v.queue)} 在 ${f.t(v.ts)} 从 ${f.i(v.from)} 转到 ${f.i(v.to)}，${v.position === "between" ? "发生在两次投递之间" : "就在第一次投递之前，当时原持有者仍持有已拉取的消息"}`,
+    queue_taken_over: (v, f) =>
+      `${f.i(v.from)} ${v.since === null ? "自最早采集的日志之前起" : `自 ${f.t(v.since)} 起${v.expired ? "（原始日志已过期）" : ""}`}一直持有队列 ${f.q(v.topic, v.queue)}，直到 ${f.i(v.to)} 在 ${f.t(v.ts)} 接管它（${v.position === "between" ? "发生在两次投递之间" : "就在第一次投递之前"}），当时 ${f.i(v.from)} 仍是消费组成员`,
     queue_removed: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 释放了队列 ${f.q(v.topic, v.queue)}`,
     queue_added: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ts)} 分配到队列 ${f.q(v.topic, v.queue)}`,
     queue_dropped_mid_consume: (v, f) =>

@@ -30,6 +30,7 @@ const SAMPLES: { [C in EvidenceCode]: EvidenceValues[C] } = {
   too_soon_for_redelivery: { gapMs: 412, minInvisibleMs: 10_000 },
   published_twice: { firstMsgId: "M1", secondMsgId: "M2", firstTs: ts, secondTs: ts + 40_000, firstHost: "10.0.0.20", secondHost: "10.0.0.21" },
   queue_moved: { topic: "PAY_SUCCESS", queue: "broker-a:3", from: A, to: B, ts, position: "between" },
+  queue_taken_over: { topic: "PAY_SUCCESS", queue: "broker-a:3", from: A, since: ts - 3 * 86_400_000, expired: true, to: B, ts, position: "between" },
   queue_removed: { topic: "PAY_SUCCESS", queue: "broker-a:3", instance: A, ts },
   queue_added: { topic: null, queue: "broker-a:3", instance: B, ts },
   queue_dropped_mid_consume: { queue: "broker-a:3", instance: A, ts, msgId: "M1" },
