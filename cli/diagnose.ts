@@ -43,7 +43,7 @@ async function fromDatabase(bizKey: string, url: string, o: DiagnoseOptions): Pr
 export function formatReport(r: KeyReport): string {
   const lines = [`${r.bizKey}: ${r.events.length} events, ${r.deliveries.length} deliveries, ${r.duplicates.length} duplicates${r.lost.length ? `, ${r.lost.length} lost` : ""}`];
   for (const v of r.duplicates) {
-    lines.push("", `• ${v.summary}`);
+    lines.push("", `• ${v.pair}`, `  ${v.summary}`);
     for (const e of v.evidence) lines.push(`    - ${e.text}`);
   }
   for (const l of r.lost) {
@@ -52,8 +52,7 @@ export function formatReport(r: KeyReport): string {
   }
   if (r.duplicates.length === 0 && r.lost.length === 0) lines.push("", "no duplicate: every delivery is accounted for");
   if (r.missing.length > 0) lines.push("", "missing data:", ...r.missing.map((m) => `  - ${m.text}`));
-  const advice = r.findings.flatMap((f) => f.adviceText);
-  if (advice.length > 0) lines.push("", "advice:", ...advice.map((a) => `  - ${a}`));
+  if (r.advice.length > 0) lines.push("", "advice:", ...r.advice.map((a) => `  - ${a.text}`));
   lines.push("", "deliveries:");
   for (const d of r.deliveries) {
     lines.push(`  ${d.id} ${formatTime(d.start, { precision: d.startPrecision })} ${d.group ?? "?"} ${d.instance ?? "?"} retry=${d.retryTimes ?? "?"} consume=${d.consume} effect=${d.effect}`);

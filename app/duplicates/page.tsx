@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { CAUSE_COLORS } from "@/components/charts/palette.ts";
-import { causeName, defectName, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
+import { causeName, defectName, describeClockSkew, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
 import { OUTCOMES, type Cause, type Defect, type Outcome } from "@/lib/diagnosis/vocabulary.ts";
 import { formatDuration } from "@/lib/format/duration.ts";
 import { formatTime } from "@/lib/format/time.ts";
@@ -114,7 +114,10 @@ export default async function DuplicatesPage({ searchParams }: Props) {
                     <span className={`outcome ${d.outcome}`}>{outcomeName(d.outcome as Outcome, locale)}</span>
                     {d.layer ? ` (${t.layers[d.layer as keyof typeof t.layers] ?? d.layer})` : d.defect ? ` (${defectName(d.defect as Defect, locale)})` : ""}
                   </td>
-                  <td className="num">{formatDuration(d.gapMs, locale)}</td>
+                  <td className="num">
+                    {formatDuration(d.gapMs, locale)}
+                    {d.clockSkewMs > 0 ? <span className="muted clock-skew"> ({describeClockSkew(d.clockSkewMs, { locale })})</span> : null}
+                  </td>
                   <td className="mono">
                     {d.firstInstance ?? "?"} → {d.secondInstance ?? "?"}
                   </td>

@@ -1,5 +1,6 @@
 import { formatDuration } from "@/lib/format/duration.ts";
 import { formatTime } from "@/lib/format/time.ts";
+import { describeClockSkew } from "@/lib/i18n/diagnosis-text.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { focusScale } from "@/lib/timeline/scale.ts";
@@ -132,9 +133,9 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
         {data.gaps.map((g) => {
           const x1 = scale.position(Math.min(g.from, g.to));
           const x2 = scale.position(Math.max(g.from, g.to));
-          const label = `${t.timeline.gap} ${formatDuration(g.gapMs, locale)}`;
+          const label = t.timeline.gapBetween(g.deliveries[0], g.deliveries[1], formatDuration(g.gapMs, locale));
           return (
-            <div key={`${g.duplicate}`} className="tl-gaprow" data-testid="timeline-gap">
+            <div key={`${g.duplicate}`} className="tl-gaprow" data-testid="timeline-gap" data-clock-skew={g.clockSkewMs > 0 || undefined}>
               <div className="tl-label muted">{t.timeline.gap}</div>
               <div className="tl-track">
                 <div className="tl-gap" style={{ left: pct(x1), width: pct(x2 - x1) }} />
@@ -161,6 +162,18 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
           </div>
         </div>
       </div>
+      {data.gaps
+        .filter((g) => g.clockSkewMs > 0)
+        .map((g) => (
+          <p key={g.duplicate} className="muted note" data-testid="timeline-gap-skew">
+            {t.timeline.drawnBeforeFirst(g.deliveries[1], g.deliveries[0], describeClockSkew(g.clockSkewMs, { locale }))}
+          </p>
+        ))}
+      {data.sendSkews.map((k) => (
+        <p key={k.deliveryId} className="muted note" data-testid="timeline-send-skew">
+          {t.timeline.drawnBeforeSend(k.deliveryId, laneName(data.lanes.find((l) => l.id === k.lane)!, t), describeClockSkew(k.clockSkewMs, { locale }))}
+        </p>
+      ))}
       <ul className="tl-legend" aria-label={t.timeline.legend}>
         {(Object.keys(SYMBOLS) as MarkKind[])
           .filter((k) => data.lanes.some((l) => l.marks.some((m) => m.kind === k)))

@@ -10,6 +10,7 @@ import { foldMembers, memberChangesIn, type MemberInterval } from "./members.ts"
 import { findMissing } from "./missing.ts";
 import { type Reach, reachOf } from "./reach.ts";
 import { keyPool } from "./pool.ts";
+import { clockOrder } from "./clock-order.ts";
 import { copyRelation, type CauseRule, type Pair, type RuleResult } from "./pair.ts";
 import { ackLost } from "./rules/ack-lost.ts";
 import { commitFailed } from "./rules/commit-failed.ts";
@@ -229,14 +230,16 @@ function markReceipt(list: Evidence[], byId: ReadonlyMap<string, NormalizedEvent
 function assemble(pair: Pair, cause: Verdict["cause"], confidence: number, causeEvidence: Evidence[]): Verdict {
   const { first, second } = pair;
   const outcome = judgeOutcome(pair);
+  const timing = clockOrder(first.start, second.start);
   const verdict: Verdict = {
     group: second.group,
     topic: second.topic ?? first.topic,
     cause,
     confidence,
     evidence: markReceipt([...causeEvidence, ...outcome.evidence], pair.byId),
-    gapMs: pair.gapMs,
-    gapClass: gapClass(pair.gapMs),
+    gapMs: timing.gapMs,
+    clockSkewMs: timing.clockSkewMs,
+    gapClass: gapClass(timing.gapMs),
     instances: { first: first.instance, second: second.instance },
     sameInstance: instanceRelation(first.instance, second.instance) === "same",
     outcome: outcome.outcome,

@@ -143,8 +143,13 @@ export interface Verdict {
   /** 0..1: how strongly the evidence singles this cause out. */
   confidence: number;
   evidence: Evidence[];
-  /** Second consumption's start minus the first's (negative only when clocks disagree). */
+  /** How far apart the two consumptions' starts are: never negative (clock-order.ts). */
   gapMs: number;
+  /**
+   * How far the repeat's start is stamped before the first's: the hosts' clocks put them the other way round and
+   * disagree by at least this much. 0 when the clocks agree with the order the diagnosis chose.
+   */
+  clockSkewMs: number;
   gapClass: GapClass;
   instances: { first: string | null; second: string | null };
   sameInstance: boolean;

@@ -1,11 +1,12 @@
 import type { Evidence, EvidenceCode } from "../diagnosis/evidence.ts";
 import type { Advice, AdviceCode } from "../diagnosis/findings.ts";
+import { clockOrder } from "../diagnosis/clock-order.ts";
 import type { MissingData, Verdict } from "../diagnosis/types.ts";
 import type { Cause, Defect, GapClass, Outcome } from "../diagnosis/vocabulary.ts";
 import { formatDuration } from "../format/duration.ts";
 import { formatTime } from "../format/time.ts";
 import { en } from "./diagnosis/en.ts";
-import type { Fmt, Language } from "./diagnosis/language.ts";
+import type { Fmt, Language, PairDelivery } from "./diagnosis/language.ts";
 import { zhCN } from "./diagnosis/zh-CN.ts";
 import type { Locale } from "./locale.ts";
 
@@ -54,7 +55,12 @@ export function describeEvidence(e: Evidence, o: RenderOptions = {}): string {
   // Second-precision times are shown without a fraction they never had.
   const fmt: Fmt = e.coarse ? { ...f, t: (ts) => f.t(ts, true) } : f;
   const render = lang.evidence[e.code as EvidenceCode] as (v: Evidence["values"], f: Fmt) => string;
-  let text = render(e.values, fmt);
+  // A gap is measured from the pair's earlier event to its later one; stamped the other way round, it is shown as its
+  // size and the clocks' disagreement is said.
+  const values: Record<string, unknown> = e.values;
+  const timing = typeof values.gapMs === "number" ? clockOrder(0, values.gapMs) : null;
+  let text = render((timing === null ? values : { ...values, gapMs: timing.gapMs }) as Evidence["values"], fmt);
+  if (timing !== null && timing.clockSkewMs > 0) text += lang.separator + lang.clockNote(f.d(timing.clockSkewMs));
   if (e.coarse) text += lang.coarse;
   if (e.tolerant) text += lang.tolerant(f.d(o.clockSkewMs ?? 3000));
   if (e.receipt) text += lang.receipt;
@@ -74,10 +80,22 @@ export function describeAdvice(a: Advice, o: RenderOptions = {}): string {
   return render(a.values, f);
 }
 
-/** One line per verdict: cause, confidence, outcome, gap and the two instances. */
+/** One line per verdict: cause, confidence, outcome and the gap, with the clocks' disagreement when they have one. */
 export function describeVerdict(v: Verdict, o: RenderOptions = {}): string {
   const { lang, f } = setup(o);
   return lang.verdict(v, f, lang);
+}
+
+/** A verdict's group and topic, and its two deliveries by time and instance in the diagnosis's order. */
+export function describePair(v: Pick<Verdict, "group" | "topic">, first: PairDelivery, second: PairDelivery, o: RenderOptions = {}): string {
+  const { lang, f } = setup(o);
+  return lang.pair({ group: v.group, topic: v.topic, first, second }, f);
+}
+
+/** "the hosts' clocks disagree by ~N": the one wording of it, for the timeline as for the verdicts. */
+export function describeClockSkew(skewMs: number, o: RenderOptions = {}): string {
+  const { lang, f } = setup(o);
+  return lang.clockNote(f.d(skewMs));
 }
 
 export function causeName(cause: Cause, locale: Locale = "en"): string {

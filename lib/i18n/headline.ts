@@ -48,7 +48,8 @@ export function tellingEvidence(v: HeadlineVerdict): TextEvidence | undefined {
     const found = causes.find((e) => e.code === code);
     if (found) return found;
   }
-  return causes[0];
+  // That the clocks were overruled says how the deliveries were ordered, not why the message came twice.
+  return causes.find((e) => e.code !== "reordered") ?? causes[0];
 }
 
 export function verdictHeadline(v: HeadlineVerdict, locale: Locale): Segment[] {

@@ -1,3 +1,4 @@
+import { clockOrder } from "../diagnosis/clock-order.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { num, Params } from "./sql.ts";
 
@@ -21,7 +22,10 @@ export interface DuplicateRow {
   outcome: string;
   layer: string | null;
   defect: string | null;
+  /** Never negative: the stored deliveries' stamps measured by lib/diagnosis/clock-order.ts. */
   gapMs: number;
+  /** How far the clocks put the repeat before the first consumption; 0 when they agree. */
+  clockSkewMs: number;
   gapClass: string;
   firstTs: number;
   secondTs: number;
@@ -41,8 +45,7 @@ interface VerdictRowSql {
   outcome: string;
   layer: string | null;
   defect: string | null;
-  gap_ms: unknown;
-  gap_class: string;
+    gap_class: string;
   first_ts: unknown;
   second_ts: unknown;
   first_instance: string | null;
@@ -64,13 +67,16 @@ export async function duplicateRows(driver: SqlDriver, f: DuplicateFilter, limit
     f.after ? `(second_ts, id) < (${p.add(f.after.secondTs)}, ${p.add(f.after.id)})` : "",
   ].filter(Boolean);
   const rows = await driver.query<VerdictRowSql>(
-    `SELECT id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_ms, gap_class, first_ts, second_ts,
+    `SELECT id, biz_key, group_name, topic, cause, confidence, outcome, layer, defect, gap_class, first_ts, second_ts,
             first_instance, second_instance, same_instance, msg_id
        FROM verdicts ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY second_ts DESC, id DESC LIMIT ${Math.floor(limit)}`,
     p.values,
   );
+  // Measured from the two stamps rather than read from gap_ms: rows stored before verdicts kept the gap never
+  // negative hold a signed one.
   return rows.map((r) => ({
+    ...clockOrder(num(r.first_ts), num(r.second_ts)),
     id: r.id,
     bizKey: r.biz_key,
     group: r.group_name,
@@ -80,7 +86,6 @@ export async function duplicateRows(driver: SqlDriver, f: DuplicateFilter, limit
     outcome: r.outcome,
     layer: r.layer,
     defect: r.defect,
-    gapMs: num(r.gap_ms),
     gapClass: r.gap_class,
     firstTs: num(r.first_ts),
     secondTs: num(r.second_ts),

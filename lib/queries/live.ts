@@ -1,3 +1,4 @@
+import { clockOrder } from "../diagnosis/clock-order.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import { num, Params } from "./sql.ts";
 
@@ -24,10 +25,10 @@ export interface LiveFilter {
 export async function newestDuplicates(driver: SqlDriver, filter: LiveFilter, limit = 50): Promise<LiveDuplicate[]> {
   const p = new Params();
   const where = [filter.group ? `group_name = ${p.add(filter.group)}` : "", filter.topic ? `topic = ${p.add(filter.topic)}` : "", filter.cause ? `cause = ${p.add(filter.cause)}` : ""].filter(Boolean);
-  const rows = await driver.query<{ id: string; biz_key: string; group_name: string | null; topic: string | null; cause: string; outcome: string; layer: string | null; defect: string | null; gap_ms: unknown; second_ts: unknown }>(
-    `SELECT id, biz_key, group_name, topic, cause, outcome, layer, defect, gap_ms, second_ts FROM verdicts
+  const rows = await driver.query<{ id: string; biz_key: string; group_name: string | null; topic: string | null; cause: string; outcome: string; layer: string | null; defect: string | null; first_ts: unknown; second_ts: unknown }>(
+    `SELECT id, biz_key, group_name, topic, cause, outcome, layer, defect, first_ts, second_ts FROM verdicts
       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY second_ts DESC, id DESC LIMIT ${Math.floor(limit)}`,
     p.values,
   );
-  return rows.map((r) => ({ id: r.id, bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, outcome: r.outcome, layer: r.layer, defect: r.defect, gapMs: num(r.gap_ms), at: num(r.second_ts) }));
+  return rows.map((r) => ({ id: r.id, bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, outcome: r.outcome, layer: r.layer, defect: r.defect, gapMs: clockOrder(num(r.first_ts), num(r.second_ts)).gapMs, at: num(r.second_ts) }));
 }

@@ -1,4 +1,5 @@
 import { CAUSES, DEDUP_LAYERS, type Cause, type DedupLayer } from "../diagnosis/vocabulary.ts";
+import { clockOrder } from "../diagnosis/clock-order.ts";
 import type { SqlDriver } from "../store/driver.ts";
 import type { Filters } from "./filters.ts";
 import { bucketStarts, fromRollups, keyRollupWhere, keyWhere, num, Params, rollupWhere, verdictWhere } from "./sql.ts";
@@ -255,12 +256,12 @@ export interface LeakRow {
 /** The newest duplicates that got through every dedup layer: the ones to look at first. */
 export async function latestLeaks(driver: SqlDriver, f: Filters, limit = 10): Promise<LeakRow[]> {
   const p = new Params();
-  const rows = await driver.query<{ biz_key: string; group_name: string | null; topic: string | null; cause: string; defect: string | null; gap_ms: unknown; second_ts: unknown }>(
-    `SELECT biz_key, group_name, topic, cause, defect, gap_ms, second_ts FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome = 'leaked'
+  const rows = await driver.query<{ biz_key: string; group_name: string | null; topic: string | null; cause: string; defect: string | null; first_ts: unknown; second_ts: unknown }>(
+    `SELECT biz_key, group_name, topic, cause, defect, first_ts, second_ts FROM verdicts WHERE ${verdictWhere(f, p)} AND outcome = 'leaked'
       ORDER BY second_ts DESC, id DESC LIMIT ${Math.floor(limit)}`,
     p.values,
   );
-  return rows.map((r) => ({ bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, defect: r.defect, gapMs: num(r.gap_ms), at: num(r.second_ts) }));
+  return rows.map((r) => ({ bizKey: r.biz_key, group: r.group_name, topic: r.topic, cause: r.cause, defect: r.defect, gapMs: clockOrder(num(r.first_ts), num(r.second_ts)).gapMs, at: num(r.second_ts) }));
 }
 
 /** Groups and topics with keys in the range, for the filter menus (whole minutes: key_rollups). */

@@ -1,3 +1,4 @@
+import { consumedBeforeSent, orderPair } from "../diagnosis/clock-order.ts";
 import type { ConsumeStatus, Delivery, Effect } from "../diagnosis/types.ts";
 import { isEffectRow } from "../diagnosis/effect-rows.ts";
 import { sourceKind } from "../diagnosis/sources.ts";
@@ -86,19 +87,33 @@ export interface Lane {
   marks: Mark[];
 }
 
+/** A duplicate's two consumptions, in the diagnosis's order: `from` may lie right of `to` when the clocks disagree. */
 export interface GapMarker {
   fromLane: string;
   toLane: string;
+  /** The deliveries' ids, first then repeat. */
+  deliveries: [string, string];
   from: number;
   to: number;
+  /** Never negative (lib/diagnosis/clock-order.ts). */
   gapMs: number;
+  /** How far the clocks put the repeat before the first; 0 when they agree. */
+  clockSkewMs: number;
   /** Index of the duplicate in the key report. */
   duplicate: number;
+}
+
+/** A consumption stamped before every send of its message: the consumer's and producer's clocks disagree by `clockSkewMs`. */
+export interface SendSkew {
+  deliveryId: string;
+  lane: string;
+  clockSkewMs: number;
 }
 
 export interface Timeline {
   lanes: Lane[];
   gaps: GapMarker[];
+  sendSkews: SendSkew[];
   start: number;
   end: number;
 }
@@ -107,7 +122,7 @@ export interface TimelineInput {
   events: readonly NormalizedEvent[];
   context: readonly NormalizedEvent[];
   deliveries: readonly Delivery[];
-  duplicates: readonly { deliveries: readonly [string, string]; gapMs: number }[];
+  duplicates: readonly { deliveries: readonly [string, string] }[];
   /** Events the verdicts cite as evidence: shown however far from the key's own events they are. */
   cited?: readonly string[];
 }
@@ -369,7 +384,22 @@ export function toLanes(input: TimelineInput): Timeline {
     const first = input.deliveries.find((d) => d.id === v.deliveries[0]);
     const second = input.deliveries.find((d) => d.id === v.deliveries[1]);
     if (!first || !second) return;
-    gaps.push({ fromLane: laneOfDelivery.get(first.id)!.id, toLane: laneOfDelivery.get(second.id)!.id, from: first.start, to: second.start, gapMs: v.gapMs, duplicate: index });
+    const pair = orderPair(first, second);
+    gaps.push({
+      fromLane: laneOfDelivery.get(pair.first.id)!.id,
+      toLane: laneOfDelivery.get(pair.second.id)!.id,
+      deliveries: [pair.first.id, pair.second.id],
+      from: pair.first.start,
+      to: pair.second.start,
+      gapMs: pair.gapMs,
+      clockSkewMs: pair.clockSkewMs,
+      duplicate: index,
+    });
+  });
+  const sendSkews = input.deliveries.flatMap((d): SendSkew[] => {
+    const sends = input.events.filter((e) => (e.kind === "publish" || e.kind === "send_attempt") && e.msgId !== null && e.msgId === d.msgId).map((e) => e.ts);
+    const clockSkewMs = consumedBeforeSent(d.start, sends);
+    return clockSkewMs > 0 ? [{ deliveryId: d.id, lane: laneOfDelivery.get(d.id)!.id, clockSkewMs }] : [];
   });
 
   const cited = new Set(input.cited ?? []);
@@ -389,5 +419,5 @@ export function toLanes(input: TimelineInput): Timeline {
   }
 
   const times = all.flatMap((l) => [...l.spans.flatMap((s) => (s.end === null ? [s.start] : [s.start, s.end])), ...l.marks.map((m) => m.ts)]);
-  return { lanes: all, gaps, start: times.length > 0 ? Math.min(...times) : 0, end: times.length > 0 ? Math.max(...times) : 0 };
+  return { lanes: all, gaps, sendSkews, start: times.length > 0 ? Math.min(...times) : 0, end: times.length > 0 ? Math.max(...times) : 0 };
 }

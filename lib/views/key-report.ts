@@ -1,6 +1,7 @@
 import { diagnoseKey } from "../diagnosis/diagnose.ts";
 import { summarizeFindings, type GroupFindings } from "../diagnosis/findings.ts";
-import { describeAdvice, describeEvidence, describeMissing, describeVerdict, type RenderOptions, type TextEvidence } from "../i18n/diagnosis-text.ts";
+import { describeAdvice, describeEvidence, describeMissing, describePair, describeVerdict, type RenderOptions, type TextEvidence } from "../i18n/diagnosis-text.ts";
+import { orderPair } from "../diagnosis/clock-order.ts";
 import type { Delivery, KeyDiagnosis, LostMessage, MissingData, NormalRetry, Verdict } from "../diagnosis/types.ts";
 import type { NormalizedEvent } from "../events/model.ts";
 import type { SqlDriver } from "../store/driver.ts";
@@ -32,11 +33,14 @@ export interface KeyReport {
   /** The store cut a window's context at CONTEXT_ROW_LIMIT rows. */
   contextTruncated: boolean;
   deliveries: Delivery[];
-  duplicates: (Omit<Verdict, "evidence"> & { summary: string; evidence: TextEvidence[] })[];
+  /** `pair` names the duplicate's group, topic and two deliveries by time and instance; `summary` its verdict. */
+  duplicates: (Omit<Verdict, "evidence"> & { pair: string; summary: string; evidence: TextEvidence[] })[];
   lost: (Omit<LostMessage, "evidence"> & { evidence: TextEvidence[] })[];
   normalRetries: NormalRetry[];
   missing: (MissingData & { text: string; unrecognised?: { lines: number; sources: string[] } })[];
   findings: (GroupFindings & { adviceText: string[] })[];
+  /** The findings' advice, each distinct sentence once, with the groups it was given for. */
+  advice: DistinctAdvice[];
   /**
    * Set when the key's raw events (some or all) are older than the oldest day still stored: the retention job
    * dropped them, so the report is the diagnosis the worker stored while they existed, not one made now.
@@ -44,6 +48,11 @@ export interface KeyReport {
   expired?: { rawEventsFrom: string | null; diagnosedAt: string; firstTs: number };
   /** Who was in the delivery's group when each delivery began, from the groups' members over time. */
   membership: DeliveryMembers[];
+}
+
+export interface DistinctAdvice {
+  text: string;
+  groups: (string | null)[];
 }
 
 export interface DeliveryMembers {
@@ -79,7 +88,7 @@ export function renderReport(
   // The texts name channels as the lanes do; the data beside them keeps the identities.
   const o: RenderOptions = { instanceNames: readableChannels([...events, ...context]), ...options };
   const withText = (evidence: Verdict["evidence"]) => evidence.map((e) => ({ ...e, text: describeEvidence(e, o) }));
-  const findings = summarizeFindings({ diagnoses: [diagnosis], delivered: [] });
+  const findings = summarizeFindings({ diagnoses: [diagnosis], delivered: [] }).map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) }));
   return {
     bizKey,
     events,
@@ -87,13 +96,40 @@ export function renderReport(
     contextTotal: context.length,
     contextTruncated,
     deliveries: diagnosis.deliveries,
-    duplicates: diagnosis.duplicates.map((v) => ({ ...v, summary: describeVerdict(v, o), evidence: withText(v.evidence) })),
+    duplicates: diagnosis.duplicates.map((stored) => {
+      const { v, first, second } = ordered(stored, diagnosis.deliveries);
+      return { ...v, pair: describePair(v, first, second, o), summary: describeVerdict(v, o), evidence: withText(v.evidence) };
+    }),
     lost: diagnosis.lost.map((l) => ({ ...l, evidence: withText(l.evidence) })),
     normalRetries: diagnosis.normalRetries,
     missing: diagnosis.missing.map((m) => ({ ...m, text: describeMissing(m, o) })),
-    findings: findings.map((f) => ({ ...f, adviceText: f.advice.map((a) => describeAdvice(a, o)) })),
+    findings,
+    advice: distinctAdvice(findings),
     membership: membershipOf(diagnosis.deliveries, members, events),
   };
+}
+
+/**
+ * A verdict with its two deliveries in the diagnosis's order and its gap measured from them (clock-order.ts): a
+ * diagnosis stored before verdicts kept the gap never negative still has a signed one and no clock skew.
+ */
+function ordered(v: Verdict, deliveries: readonly Delivery[]): { v: Verdict; first: Delivery; second: Delivery } {
+  const [a, b] = v.deliveries.map((id) => deliveries.find((d) => d.id === id)!);
+  const { first, second, gapMs, clockSkewMs } = orderPair(a!, b!);
+  return { v: { ...v, gapMs, clockSkewMs }, first, second };
+}
+
+/** Advice a key's groups share reads once: per distinct sentence, the groups it was given for, in order of first mention. */
+export function distinctAdvice(findings: readonly { group: string | null; adviceText: readonly string[] }[]): DistinctAdvice[] {
+  const byText = new Map<string, DistinctAdvice>();
+  for (const f of findings) {
+    for (const text of f.adviceText) {
+      const seen = byText.get(text);
+      if (seen === undefined) byText.set(text, { text, groups: [f.group] });
+      else if (!seen.groups.includes(f.group)) seen.groups.push(f.group);
+    }
+  }
+  return [...byText.values()];
 }
 
 /** The ids of the events the verdicts' and lost messages' evidence cites. */

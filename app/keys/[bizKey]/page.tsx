@@ -36,7 +36,10 @@ function Verdicts({ report, t, locale }: { report: KeyReport; t: Dictionary; loc
   return (
     <>
       {report.duplicates.map((v) => (
-        <article key={v.deliveries.join("-")} className={`verdict ${v.outcome}`} data-cause={v.cause} data-outcome={v.outcome}>
+        <article key={v.deliveries.join("-")} className={`verdict ${v.outcome}`} data-cause={v.cause} data-outcome={v.outcome} data-group={v.group ?? undefined}>
+          <h3 className="verdict-pair" data-testid="verdict-pair">
+            {v.pair}
+          </h3>
           <p className="headline" data-testid="verdict-headline">
             {verdictHeadline(v, locale).map((s, i) => (s.strong ? <strong key={i}>{s.text}</strong> : <span key={i}>{s.text}</span>))}
           </p>
@@ -78,8 +81,12 @@ export default async function KeyPage({ params, searchParams }: Props) {
       </>
     );
   }
-  const { report, timeline, context } = data;
-  const advice = report.findings.flatMap((f) => f.adviceText);
+  const { report, timeline, context, contextWindows } = data;
+  // Advice given for every group of the key needs no group named; advice for some of them says which.
+  const adviceGroups = new Set(report.findings.map((f) => f.group));
+  const advice = report.advice.map((a) => (a.groups.length === adviceGroups.size ? a.text : a.text + t.key.adviceFor(a.groups.map((g) => g ?? "?").join(", "))));
+  const day = (ts: number) => formatTime(ts, { precision: "min" }).slice(0, 10);
+  const windows = contextWindows.map((w) => `${formatTime(w.from, { precision: "s" })} – ${formatTime(w.to, { precision: "s", date: day(w.from) === day(w.to) ? "none" : "full" })}`).join(", ");
   const facts = {
     bizKey: key,
     msgIds: uniq(report.events.map((e) => e.msgId)),
@@ -120,7 +127,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
           <h2 id="evidence-title">{t.key.evidence}</h2>
           {report.duplicates.map((v) => (
             <div key={v.deliveries.join("-")} className="evidence">
-              {report.duplicates.length > 1 ? <h3 className="mono">{v.deliveries.join(" → ")}</h3> : null}
+              {report.duplicates.length > 1 ? <h3 data-testid="evidence-pair">{v.pair}</h3> : null}
               <ul>
                 {v.evidence.map((e, i) => (
                   <li key={i} data-role={e.role}>
@@ -185,7 +192,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
         <p className="muted">{t.key.contextNone}</p>
       ) : (
         <>
-          <p className="muted">{t.key.contextCount(report.context.length, report.contextTruncated)}</p>
+          <p className="muted">{t.key.contextCount(report.context.length, report.contextTruncated, windows)}</p>
           {context.shown.length < context.total ? (
             <p className="muted">
               {t.key.contextShown(context.shown.length, context.total)}{" "}

@@ -144,12 +144,13 @@ export const en: Language = {
           : `the attempt on ${f.i(v.instance)} passed the ${v.layer} layer at ${f.t(v.ts)} and never finished, leaving its marker in place`,
     retry_skipped: (v, f) => `the ${v.layer} layer on ${f.i(v.instance)} skipped the delivery at ${f.t(v.ts)}`,
     never_executed: () => `the business never ran for this key in this group`,
-    reordered: (v, f) =>
+    // The evidence is `tolerant`: describeEvidence adds the tolerance once, so the sentence leaves it out.
+    reordered: (v) =>
       v.reason === "retry_times"
-        ? `the clocks put the two deliveries the other way round; retryTimes decided the order (clock tolerance ±${f.d(v.toleranceMs)})`
+        ? `the clocks put the two deliveries the other way round; retryTimes decided the order`
         : v.reason === "failure_first"
-          ? `the clocks put the two deliveries the other way round; the failed attempt must come before the redelivery it brought (clock tolerance ±${f.d(v.toleranceMs)})`
-          : `the clocks put the two deliveries the other way round; a hit must follow the pass that set the marker (clock tolerance ±${f.d(v.toleranceMs)})`,
+          ? `the clocks put the two deliveries the other way round; the failed attempt must come before the redelivery it brought`
+          : `the clocks put the two deliveries the other way round; a hit must follow the pass that set the marker`,
   },
   missing: {
     no_pub_trace: (m) => `no Pub trace for msgId ${m.msgId ?? "?"}: producer tracing off?`,
@@ -219,14 +220,19 @@ export const en: Language = {
     no_durable_layer: "no durable dedup layer",
   },
   gapClass: { ms: "milliseconds apart", seconds: "seconds apart", minutes: "minutes apart" },
+  separator: "; ",
   coarse: " (broker time, to the second)",
   tolerant: (skew) => ` (within the ±${skew} clock tolerance)`,
   receipt: " (time of receipt by the collector: the firehose carries none)",
   unrecognisedNear: (lines, sources) =>
     `; but ${lines.toLocaleString("en")} skipped ${lines === 1 ? "line" : "lines"} of ${sources} ${lines === 1 ? "looks relevant and was" : "look relevant and were"} not recognised: see the Ingest page, or a patterns file`,
   unknownInstance: "an unknown instance",
+  clockNote: (skew) => `the hosts' clocks disagree by ~${skew}`,
+  pair: (p, f) =>
+    `group ${p.group ?? "?"}${p.topic === null ? "" : ` (topic ${p.topic})`}: ${p.first.id} on ${f.i(p.first.instance)} at ${f.t(p.first.start)} → ${p.second.id} on ${f.i(p.second.instance)} at ${f.t(p.second.start)}`,
   verdict: (v, f, names) => {
     const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `caught by ${v.layer}`) : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;
-    return `${names.cause[v.cause]} (confidence ${v.confidence.toFixed(2)}), ${outcome}; ${f.d(v.gapMs)} apart, ${f.i(v.instances.first)} → ${f.i(v.instances.second)}`;
+    const clocks = v.clockSkewMs > 0 ? ` (the clocks put them the other way round: ${names.clockNote(f.d(v.clockSkewMs))})` : "";
+    return `${names.cause[v.cause]} (confidence ${v.confidence.toFixed(2)}), ${outcome}; ${f.d(v.gapMs)} apart${clocks}`;
   },
 };

@@ -31,13 +31,33 @@ export interface Language {
   outcome: Record<Outcome, string>;
   defect: Record<Defect, string>;
   gapClass: Record<GapClass, string>;
+  /** Between two clauses of one sentence. */
+  separator: string;
   coarse: string;
   tolerant: (skew: string) => string;
   receipt: string;
   /** After a "no client log"/"no broker log" note: skipped lines of those sources looked relevant (the Ingest page). */
   unrecognisedNear: (lines: number, sources: string) => string;
   unknownInstance: string;
+  /** That the hosts' clocks disagree, by at least `skew`: said wherever stamps contradict an order that is known. */
+  clockNote: (skew: string) => string;
+  /** A duplicate's group and topic and its two deliveries by time and instance, in the diagnosis's order. */
+  pair: (p: PairView, f: Fmt) => string;
+  /** Cause, confidence, outcome and the gap, with the clock note when the clocks put the deliveries the other way round. */
   verdict: (v: Verdict, f: Fmt, names: Language) => string;
+}
+
+export interface PairDelivery {
+  id: string;
+  instance: string | null;
+  start: number;
+}
+
+export interface PairView {
+  group: string | null;
+  topic: string | null;
+  first: PairDelivery;
+  second: PairDelivery;
 }
 
 export interface MembershipWords {

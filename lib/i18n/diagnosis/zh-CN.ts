@@ -143,12 +143,12 @@ export const zhCN: Language = {
           : `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 通过了 ${v.layer} 层但没有完成，标记一直保留`,
     retry_skipped: (v, f) => `${f.i(v.instance)} 上的 ${v.layer} 层在 ${f.t(v.ts)} 跳过了该投递`,
     never_executed: () => `该业务键在这个消费组中从未执行过业务`,
-    reordered: (v, f) =>
+    reordered: (v) =>
       v.reason === "retry_times"
-        ? `按时钟两次投递的顺序相反；由 retryTimes 决定先后（时钟容差 ±${f.d(v.toleranceMs)}）`
+        ? `按时钟两次投递的顺序相反；由 retryTimes 决定先后`
         : v.reason === "failure_first"
-          ? `按时钟两次投递的顺序相反；失败的尝试必然发生在它引起的重投之前（时钟容差 ±${f.d(v.toleranceMs)}）`
-          : `按时钟两次投递的顺序相反；命中必然发生在设置标记的通过之后（时钟容差 ±${f.d(v.toleranceMs)}）`,
+          ? `按时钟两次投递的顺序相反；失败的尝试必然发生在它引起的重投之前`
+          : `按时钟两次投递的顺序相反；命中必然发生在设置标记的通过之后`,
   },
   missing: {
     no_pub_trace: (m) => `msgId ${m.msgId ?? "?"} 没有 Pub 轨迹：生产者未开启消息轨迹？`,
@@ -216,13 +216,18 @@ export const zhCN: Language = {
     no_durable_layer: "缺少持久化防重层",
   },
   gapClass: { ms: "相隔毫秒级", seconds: "相隔秒级", minutes: "相隔分钟级" },
+  separator: "；",
   coarse: "（broker 时间只精确到秒）",
   tolerant: (skew) => `（在 ±${skew}的时钟容差内）`,
   receipt: "（时间为采集器的接收时间：firehose 消息本身不带时间）",
   unrecognisedNear: (lines, sources) => `；但 ${sources} 中有 ${lines.toLocaleString("zh-CN")} 行被跳过的日志疑似相关却未被识别：见“采集”页，或使用模式文件`,
   unknownInstance: "未知实例",
+  clockNote: (skew) => `两台主机的时钟相差约 ${skew}`,
+  pair: (p, f) =>
+    `消费组 ${p.group ?? "?"}${p.topic === null ? "" : `（主题 ${p.topic}）`}：${p.first.id}（${f.i(p.first.instance)}，${f.t(p.first.start)}）→ ${p.second.id}（${f.i(p.second.instance)}，${f.t(p.second.start)}）`,
   verdict: (v, f, names) => {
     const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `被 ${v.layer} 层拦截`) : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
-    return `${names.cause[v.cause]}（置信度 ${v.confidence.toFixed(2)}），${outcome}；相隔 ${f.d(v.gapMs)}，${f.i(v.instances.first)} → ${f.i(v.instances.second)}`;
+    const clocks = v.clockSkewMs > 0 ? `（按时钟两者顺序相反：${names.clockNote(f.d(v.clockSkewMs))}）` : "";
+    return `${names.cause[v.cause]}（置信度 ${v.confidence.toFixed(2)}），${outcome}；相隔 ${f.d(v.gapMs)}${clocks}`;
   },
 };

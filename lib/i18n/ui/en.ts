@@ -119,8 +119,9 @@ export const en = {
     membershipList: ": ",
     membershipNone: "no member known to be connected",
     membershipShared: "one clientId, two connections",
-    contextCount: (n: number, truncated: boolean) =>
-      `${n} rebalance, lifecycle and keyless events of the same groups and hosts from 2 minutes before to 3 minutes after${truncated ? " (the first ones only: the window is crowded)" : ""}.`,
+    contextCount: (n: number, truncated: boolean, windows: string) =>
+      `${n} rebalance, lifecycle and keyless events of the same groups and hosts, each from 2 minutes before to 3 minutes after one of this key's events: ${windows} UTC${truncated ? " (the first ones only: the window is crowded)" : ""}.`,
+    adviceFor: (groups: string) => ` (${groups})`,
     contextShown: (shown: number, total: number) =>
       `Listed: the ${shown.toLocaleString("en-US")} nearest in time to the key's events and every one its evidence cites, of ${total.toLocaleString("en-US")}.`,
     contextAll: "All of them, as JSON",
@@ -164,6 +165,9 @@ export const en = {
   timeline: {
     lanes: { producer: "producer", consumer: "consumer", table: "business table", broker: "broker" },
     gap: "gap",
+    gapBetween: (first: string, second: string, gap: string) => `${first} → ${second}: ${gap}`,
+    drawnBeforeFirst: (second: string, first: string, clocks: string) => `${second} is drawn before ${first}, which it repeats: ${clocks}.`,
+    drawnBeforeSend: (delivery: string, lane: string, clocks: string) => `${delivery} on ${lane} is drawn before the send of its message: ${clocks}.`,
     legend: "Legend",
     marks: {
       publish: "published",

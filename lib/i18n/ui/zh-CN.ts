@@ -106,7 +106,9 @@ export const zhCN: Dictionary = {
     membershipList: "：",
     membershipNone: "没有已知在连接的成员",
     membershipShared: "同一 clientId 两条连接",
-    contextCount: (n, truncated) => `同一消费组和主机在此前 2 分钟到此后 3 分钟内的 ${n} 个重平衡、生命周期和无业务键事件${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。`,
+    contextCount: (n, truncated, windows) =>
+      `同一消费组和主机的 ${n} 个重平衡、生命周期和无业务键事件，每个都在该业务键某个事件之前 2 分钟到之后 3 分钟内：${windows} UTC${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。`,
+    adviceFor: (groups) => `（${groups}）`,
     contextShown: (shown, total) => `共 ${total} 个，此处列出时间上最接近该业务键事件的 ${shown} 个，以及证据引用的全部事件。`,
     contextAll: "全部事件（JSON）",
     rawEventsExpired: (from, diagnosedAt, remaining) =>
@@ -149,6 +151,9 @@ export const zhCN: Dictionary = {
   timeline: {
     lanes: { producer: "生产者", consumer: "消费者", table: "业务表", broker: "broker" },
     gap: "间隔",
+    gapBetween: (first, second, gap) => `${first} → ${second}：${gap}`,
+    drawnBeforeFirst: (second, first, clocks) => `${second} 画在它所重复的 ${first} 之前：${clocks}。`,
+    drawnBeforeSend: (delivery, lane, clocks) => `${delivery}（${lane}）画在其消息发送之前：${clocks}。`,
     legend: "图例",
     marks: {
       publish: "已发送",

@@ -18,6 +18,7 @@ function verdict(cause: Cause, gapMs: number, outcome: Verdict["outcome"], defec
     confidence: 0.9,
     evidence: [],
     gapMs,
+    clockSkewMs: 0,
     gapClass: gapMs < 1000 ? "ms" : gapMs < 60_000 ? "seconds" : "minutes",
     instances: { first: "10.8.3.17@23817", second: "10.8.3.18@4102" },
     sameInstance: false,

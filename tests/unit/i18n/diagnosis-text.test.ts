@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { evidence, type EvidenceCode, type EvidenceValues } from "../../../lib/diagnosis/evidence.ts";
 import type { AdviceCode, AdviceValues } from "../../../lib/diagnosis/findings.ts";
-import { causeName, defectName, describeAdvice, describeEvidence, describeMissing, describeVerdict, gapClassName, outcomeName } from "../../../lib/i18n/diagnosis-text.ts";
+import { causeName, defectName, describeAdvice, describeClockSkew, describeEvidence, describeMissing, describePair, describeVerdict, gapClassName, outcomeName } from "../../../lib/i18n/diagnosis-text.ts";
 import type { MissingCode, Verdict } from "../../../lib/diagnosis/types.ts";
 import { CAUSES, DEFECTS, GAP_CLASSES, OUTCOMES } from "../../../lib/diagnosis/vocabulary.ts";
 import { T0 } from "../../helpers/diagnosis-events.ts";
@@ -192,6 +192,7 @@ describe("human sentences", () => {
       confidence: 0.9,
       evidence: [],
       gapMs: 47_000,
+      clockSkewMs: 0,
       gapClass: "seconds",
       instances: { first: A, second: B },
       sameInstance: false,
@@ -200,7 +201,30 @@ describe("human sentences", () => {
       deliveries: ["d1", "d2"],
       msgIds: { first: "M1", second: "M1" },
     };
-    assert.equal(describeVerdict(v), "ACK/offset lost (confidence 0.90), leaked (marker expired); 47 s apart, 10.0.0.5@123 → 10.0.0.7@88");
-    assert.equal(describeVerdict(v, { locale: "zh-CN" }), "确认/位点丢失（置信度 0.90），已泄漏（标记已过期）；相隔 47 秒，10.0.0.5@123 → 10.0.0.7@88");
+    assert.equal(describeVerdict(v), "ACK/offset lost (confidence 0.90), leaked (marker expired); 47 s apart");
+    assert.equal(describeVerdict(v, { locale: "zh-CN" }), "确认/位点丢失（置信度 0.90），已泄漏（标记已过期）；相隔 47 秒");
+    const skewed = { ...v, gapMs: 189, clockSkewMs: 189, gapClass: "ms" as const };
+    assert.equal(describeVerdict(skewed), "ACK/offset lost (confidence 0.90), leaked (marker expired); 189 ms apart (the clocks put them the other way round: the hosts' clocks disagree by ~189 ms)");
+    assert.equal(describeVerdict(skewed, { locale: "zh-CN" }), "确认/位点丢失（置信度 0.90），已泄漏（标记已过期）；相隔 189 毫秒（按时钟两者顺序相反：两台主机的时钟相差约 189 毫秒）");
+  });
+
+  it("names a verdict's group, topic and two deliveries by instance and time, in the diagnosis's order", () => {
+    const first = { id: "d1", instance: A, start: Date.UTC(2026, 11, 7, 3, 0, 0, 189) };
+    const second = { id: "d2", instance: B, start: Date.UTC(2026, 11, 7, 3, 0, 0, 0) };
+    assert.equal(describePair({ group: "pay-consumer", topic: "PAY_SUCCESS" }, first, second), "group pay-consumer (topic PAY_SUCCESS): d1 on 10.0.0.5@123 at 03:00:00.189 → d2 on 10.0.0.7@88 at 03:00:00.000");
+    assert.equal(describePair({ group: "pay-consumer", topic: null }, first, second, { locale: "zh-CN" }), "消费组 pay-consumer：d1（10.0.0.5@123，03:00:00.189）→ d2（10.0.0.7@88，03:00:00.000）");
+  });
+
+  it("words a gap stamped against the known order as its size and the clocks' disagreement, never as a negative duration", () => {
+    const passes = evidence("concurrent_passes", "defect", [], { gapMs: -189, firstInstance: A, secondInstance: B, layer: "redis" });
+    assert.equal(describeEvidence(passes), "10.0.0.5@123 and 10.0.0.7@88 both passed the redis layer 189 ms apart; the hosts' clocks disagree by ~189 ms");
+    assert.equal(describeEvidence(passes, { locale: "zh-CN" }), "10.0.0.5@123 和 10.0.0.7@88 相隔 189 毫秒都通过了 redis 层；两台主机的时钟相差约 189 毫秒");
+    assert.equal(describeClockSkew(180), "the hosts' clocks disagree by ~180 ms");
+  });
+
+  it("says the clock tolerance of a reordered pair once", () => {
+    const reordered = evidence("reordered", "cause", [], { reason: "retry_times", toleranceMs: 3000 }, { tolerant: true });
+    assert.equal(describeEvidence(reordered, { clockSkewMs: 3000 }), "the clocks put the two deliveries the other way round; retryTimes decided the order (within the ±3 s clock tolerance)");
+    assert.equal(describeEvidence(reordered, { locale: "zh-CN", clockSkewMs: 3000 }), "按时钟两次投递的顺序相反；由 retryTimes 决定先后（在 ±3 秒的时钟容差内）");
   });
 });

@@ -47,6 +47,18 @@ describe("verdict in one sentence", () => {
   });
 });
 
+describe("verdict in one sentence, when the clocks were overruled", () => {
+  it("gives the cause's evidence as the reason, not that the clocks put the deliveries the other way round", () => {
+    // B's retry (retryTimes 1) is stamped 189 ms before A's first attempt; both ran the business.
+    const line = (at: number, instance: string, decision: "pass" | "executed", retryTimes: number) => dedup({ at, bizKey: KEY, msgId: MSG, group: GROUP, instance, layer: "redis", decision, retryTimes });
+    const events = [line(189, A, "pass", 0), line(191, A, "executed", 0), line(0, B, "pass", 1), line(2, B, "executed", 1)];
+    const [v] = renderReport(KEY, events, [], false, diagnoseKey({ bizKey: KEY, events, context: [] }), { locale: "en" }).duplicates;
+    assert.ok(v!.evidence.some((e) => e.code === "reordered"));
+    const sentence = verdictHeadline(v!, "en").map((s) => s.text).join("");
+    assert.doesNotMatch(sentence, /other way round/);
+  });
+});
+
 describe("languages", () => {
   it("?lang wins over the cookie, the cookie over the browser, the browser over English", () => {
     assert.equal(pickLocale({ query: "zh-CN", cookie: "en", acceptLanguage: "en-US" }), "zh-CN");

@@ -90,7 +90,7 @@ describe("RabbitMQ key timeline: a lane per connection and channel", () => {
     ]);
     const close = lane(t, BROKER).marks[1]!;
     assert.ok(v!.evidence.some((e) => e.code === "channel_lost" && e.eventIds.includes(close.eventId)), "the close on the broker lane is the one the verdict cites");
-    assert.deepEqual(t.gaps, [{ fromLane: a.id, toLane: b.id, from: a.spans[0]!.start, to: b.spans[0]!.start, gapMs: 12, duplicate: 0 }]);
+    assert.deepEqual(t.gaps, [{ fromLane: a.id, toLane: b.id, deliveries: ["d1", "d2"], from: a.spans[0]!.start, to: b.spans[0]!.start, gapMs: 12, clockSkewMs: 0, duplicate: 0 }]);
   });
 
   it("keeps each consumer's own connection, channel and consumer events on its lane, and leaves the publisher's closes out", () => {

@@ -119,6 +119,17 @@ describe("timeline: what each lane shows", () => {
     assert.deepEqual([t.start - T0, t.end - T0], [-200, 1730]);
   });
 
+  it("draws a pair the clocks put the other way round in the diagnosis's order, with a positive gap and the clocks' disagreement", () => {
+    // B's clock is 2 s behind: its hit is stamped 310 ms before A's pass, and before the send it consumed.
+    const story = rebalanceStory();
+    story.events = story.events.map((e) => (e.instance === B || e.instance === "10.0.0.7" ? { ...e, ts: e.ts - 2000 } : e));
+    const t = timelineOf(story);
+    const [gap, ...rest] = t.gaps;
+    assert.deepEqual(rest, []);
+    assert.deepEqual([gap!.deliveries, gap!.fromLane, gap!.toLane, gap!.to - T0, gap!.gapMs, gap!.clockSkewMs], [["d1", "d2"], lane(t, A).id, lane(t, B).id, -310, 1610, 1610]);
+    assert.deepEqual(t.sendSkews, [{ deliveryId: "d2", lane: lane(t, B).id, clockSkewMs: 110 }], "B's consumption is stamped 110 ms before the send at -200 ms");
+  });
+
   it("keeps far surroundings off the scale unless a verdict cites them", () => {
     const story = rebalanceStory();
     const lateJoin = broker.lifecycle("connected", { at: 90 * SEC, group: GROUP, instance: A });
@@ -133,7 +144,7 @@ describe("timeline: what each lane shows", () => {
   });
 
   it("is empty for a key without events", () => {
-    assert.deepEqual(toLanes({ events: [], context: [], deliveries: [], duplicates: [] }), { lanes: [], gaps: [], start: 0, end: 0 });
+    assert.deepEqual(toLanes({ events: [], context: [], deliveries: [], duplicates: [] }), { lanes: [], gaps: [], sendSkews: [], start: 0, end: 0 });
   });
 });
 

@@ -23,9 +23,9 @@ describe("RabbitMQ key report texts", () => {
     const r = report("ack-lost-socket.ndjson");
     const [v] = r.duplicates;
     assert.equal(v!.cause, "ack_lost");
-    assert.match(v!.summary, /invoice-worker-a \(1\) → invoice-worker-b \(1\)$/);
+    assert.match(v!.pair, /: d1 on invoice-worker-a \(1\) at [\d:.]+ → d2 on invoice-worker-b \(1\) at [\d:.]+$/);
     assert.match(v!.evidence[0]!.text, /^invoice-worker-a closed at /);
     assert.match(v!.instances.first!, /^127\.0\.0\.1:\d+ -> 127\.0\.0\.1:5672@1$/, "the verdict's data keeps the channel identity");
-    assert.match(report("ack-lost-socket.ndjson", "zh-CN").duplicates[0]!.summary, /invoice-worker-a \(1\)/);
+    assert.match(report("ack-lost-socket.ndjson", "zh-CN").duplicates[0]!.pair, /invoice-worker-a \(1\)/);
   });
 });

@@ -10,9 +10,11 @@ export const dynamic = "force-dynamic";
 const MAX_ROWS = 100_000;
 const PAGE = 500;
 
-const COLUMNS: (keyof DuplicateRow)[] = ["secondTs", "firstTs", "bizKey", "group", "topic", "cause", "confidence", "outcome", "layer", "defect", "gapMs", "gapClass", "firstInstance", "secondInstance", "sameInstance", "msgId"];
+const COLUMNS: (keyof DuplicateRow)[] = ["secondTs", "firstTs", "bizKey", "group", "topic", "cause", "confidence", "outcome", "layer", "defect", "gapMs", "gapClass", "firstInstance", "secondInstance", "sameInstance", "msgId", "clockSkewMs"];
 
 /**
+ * New columns go last, so a spreadsheet that reads the columns by position keeps reading the same ones.
+ *
  * GET /api/v1/duplicates.csv: the same filters as /api/v1/duplicates (limit and cursor aside), every matching
  * duplicate newest first, streamed page by page. Times are epoch ms plus an ISO column for people.
  */
