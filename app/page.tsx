@@ -12,7 +12,7 @@ import { requestText } from "@/lib/i18n/request.ts";
 import { atKeptResolution, filterQuery, parseFilters, type Filters, type SearchParams } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { filterChoices } from "@/lib/views/filters.ts";
-import { storeState } from "@/lib/views/overview.ts";
+import { rankOrder, storeState } from "@/lib/views/overview.ts";
 
 export const dynamic = "force-dynamic";
 
@@ -97,10 +97,10 @@ export default async function OverviewPage({ searchParams }: Props) {
           <GapWidget {...props} />
         </Suspense>
         <Suspense fallback={skeleton("top-group", t.overview.topGroups)}>
-          <RateWidget {...props} by="group" />
+          <RateWidget {...props} by="group" order={rankOrder(sp.groupsBy)} />
         </Suspense>
         <Suspense fallback={skeleton("top-topic", t.overview.topTopics)}>
-          <RateWidget {...props} by="topic" />
+          <RateWidget {...props} by="topic" order={rankOrder(sp.topicsBy)} />
         </Suspense>
         <Suspense fallback={skeleton("leaks", t.overview.latestLeaks)}>
           <LeaksWidget {...props} />

@@ -9,7 +9,26 @@ import { RANGE_PRESETS, toDatetimeLocal, type Filters, type RangeKey } from "@/l
  * The filters as a plain GET form: they land in the URL (shareable, back-button friendly) and work without
  * JavaScript. The custom from/to apply when the range is "custom".
  */
-export function FilterBar({ action, f, choices, t, locale, extra, fixedGroup = false }: { action: string; f: Filters; choices: { groups: string[]; topics: string[] }; t: Dictionary; locale: Locale; extra?: ReactNode; fixedGroup?: boolean }) {
+export function FilterBar({
+  action,
+  f,
+  choices,
+  t,
+  locale,
+  extra,
+  fixedGroup = false,
+  byCause = true,
+}: {
+  action: string;
+  f: Filters;
+  choices: { groups: string[]; topics: string[] };
+  t: Dictionary;
+  locale: Locale;
+  extra?: ReactNode;
+  fixedGroup?: boolean;
+  /** False on a list of keys, which have no cause (only their duplicates do). */
+  byCause?: boolean;
+}) {
   const ranges: RangeKey[] = [...(Object.keys(RANGE_PRESETS) as RangeKey[]), "custom"];
   return (
     <form className="filters" method="get" action={action} aria-label={t.filters.legend}>
@@ -55,17 +74,19 @@ export function FilterBar({ action, f, choices, t, locale, extra, fixedGroup = f
           ))}
         </select>
       </div>
-      <div className="field">
-        <label htmlFor="f-cause">{t.filters.cause}</label>
-        <select id="f-cause" name="cause" defaultValue={f.cause ?? ""}>
-          <option value="">{t.filters.allCauses}</option>
-          {CAUSES.map((c) => (
-            <option key={c} value={c}>
-              {causeName(c, locale)}
-            </option>
-          ))}
-        </select>
-      </div>
+      {byCause ? (
+        <div className="field">
+          <label htmlFor="f-cause">{t.filters.cause}</label>
+          <select id="f-cause" name="cause" defaultValue={f.cause ?? ""}>
+            <option value="">{t.filters.allCauses}</option>
+            {CAUSES.map((c) => (
+              <option key={c} value={c}>
+                {causeName(c, locale)}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
       {extra}
       <div className="field actions">
         <button type="submit">{t.filters.apply}</button>

@@ -15,7 +15,22 @@ const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 const utc = (ts: number) => formatTime(ts, { precision: "s", zone: true });
 
 /** A group's processes as bars over the chosen range, with membership changes marked and a row of rebalances. */
-export function InstanceLanes({ spans, episodes, from, to, t }: { spans: InstanceSpan[]; episodes: RebalanceEpisode[]; from: number; to: number; t: Dictionary }) {
+export function InstanceLanes({
+  spans,
+  episodes,
+  episodeHref,
+  from,
+  to,
+  t,
+}: {
+  spans: InstanceSpan[];
+  episodes: RebalanceEpisode[];
+  /** Where an episode's mark leads: the entry in the rebalance history, on whichever page of it lists the episode. */
+  episodeHref: (start: number) => string;
+  from: number;
+  to: number;
+  t: Dictionary;
+}) {
   const scale = timeScale(from, to, 0.01);
   const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, SHOWN_INSTANCES));
   const shown = spans.filter((s) => latest.has(s));
@@ -42,9 +57,9 @@ export function InstanceLanes({ spans, episodes, from, to, t }: { spans: Instanc
           <div className="tl-label muted">{t.groups.rebalances}</div>
           <div className="tl-track">
             {episodes.map((e) => {
-              const text = `${t.groups.rebalances} · ${utc(e.start)} · ${t.groups.episodeMoves(e.moves.length)}`;
+              const text = `${t.groups.rebalances} · ${utc(e.start)} · ${t.groups.episodeMoves(e.moves.length, e.lines)}`;
               return (
-                <a key={e.start} href={`#episode-${e.start}`} className="tl-mark k-rebalance" style={{ left: pct(scale.position(e.start)) }} title={text} aria-label={text}>
+                <a key={e.start} href={episodeHref(e.start)} className="tl-mark k-rebalance" style={{ left: pct(scale.position(e.start)) }} title={text} aria-label={text}>
                   <span aria-hidden="true">⇄</span>
                 </a>
               );

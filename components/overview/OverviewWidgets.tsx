@@ -11,10 +11,11 @@ import type { Locale } from "@/lib/i18n/locale.ts";
 import { CAUSES, type Cause, type Defect } from "@/lib/diagnosis/vocabulary.ts";
 import { formatDuration } from "@/lib/format/duration.ts";
 import { formatTime } from "@/lib/format/time.ts";
-import { dictionary } from "@/lib/i18n/dictionary.ts";
-import type { Filters } from "@/lib/queries/filters.ts";
+import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
+import { filterQuery, type Filters } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
-import { causeTrend, funnel, gaps, kpis, leaders, leaks, outcomeTrend, topRates, type Count } from "@/lib/views/overview.ts";
+import { kpiLinks, type KpiName } from "@/lib/views/kpi-links.ts";
+import { causeTrend, funnel, gaps, kpis, leaders, leaks, outcomeTrend, RANK_ORDERS, rates, type Count, type RankOrder, type RateRow } from "@/lib/views/overview.ts";
 
 /**
  * The overview's widgets: each reads its own read model (lib/views/overview.ts) and renders inside its own Suspense
@@ -36,22 +37,27 @@ function summary<K extends string>(counts: readonly Count<K>[], label: (key: K) 
 }
 
 export async function Kpis({ f, locale }: Props) {
-  const t = dictionary(locale).overview.kpi;
+  const t = dictionary(locale).overview;
   const k = await kpis(await driver(), f);
-  const items: [string, number, string?][] = [
-    [t.keys, k.keys],
-    [t.keysWithDuplicates, k.keysWithDuplicates],
-    [t.duplicates, k.duplicates],
-    [t.caught, k.caught, "caught"],
-    [t.leaked, k.leaked, "leaked"],
-    [t.lost, k.lost, "lost"],
+  const links = kpiLinks(f);
+  const items: [KpiName, number, string?][] = [
+    ["keys", k.keys],
+    ["keysWithDuplicates", k.keysWithDuplicates],
+    ["duplicates", k.duplicates],
+    ["caught", k.caught, "caught"],
+    ["leaked", k.leaked, "leaked"],
+    ["lost", k.lost, "lost"],
   ];
+  // Each card is one link (its label is the link's name, the card its target) to the list of what it counts.
   return (
     <dl className="kpis">
-      {items.map(([label, n, tone]) => (
-        <div key={label} className={tone ? `kpi ${tone}` : "kpi"}>
-          <dt>{label}</dt>
+      {items.map(([name, n, tone]) => (
+        <div key={name} className={tone ? `kpi ${tone}` : "kpi"} data-kpi={name}>
+          <dt>
+            <Link href={links[name]}>{t.kpi[name]}</Link>
+          </dt>
           <dd>{fmt(n, locale)}</dd>
+          {name === "lost" ? <dd className="kpi-note">{t.kpiLostNote}</dd> : null}
         </div>
       ))}
     </dl>
@@ -121,26 +127,90 @@ export async function GapWidget({ f, locale }: Props) {
   );
 }
 
-export async function RateWidget({ f, locale, by }: Props & { by: "group" | "topic" }) {
-  const t = dictionary(locale).overview;
-  const rows = await topRates(await driver(), f, by);
-  const bars = rows.map((r) => ({
-    name: r.name,
-    pct: Math.round(r.rate * 1000) / 10,
-    text: t.rateLabel(`${(r.rate * 100).toFixed(1)}%`, fmt(r.keysWithDuplicates, locale), fmt(r.keys, locale)),
-  }));
+/** Rows the widget charts and lists before folding the rest away. */
+const SHOWN_RANKS = 8;
+
+function RankTable({ rows, by, caption, t, locale }: { rows: readonly RateRow[]; by: "group" | "topic"; caption?: string; t: Dictionary; locale: Locale }) {
+  const o = t.overview;
   return (
-    <Widget id={`top-${by}`} title={by === "group" ? t.topGroups : t.topTopics} note={t.rateNote}>
-      {bars.length === 0 ? <p className="muted">{t.noDuplicates}</p> : <RateChart bars={bars} valueLabel={dictionary(locale).groups.rate} />}
-      {by === "group" && bars.length > 0 ? (
-        <ul className="inline-links">
-          {rows.map((r) => (
-            <li key={r.name}>
-              <Link href={`/groups/${encodeURIComponent(r.name)}`}>{r.name}</Link>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+    <table className="data compact">
+      {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+      <thead>
+        <tr>
+          <th scope="col">{by === "group" ? t.filters.group : t.filters.topic}</th>
+          <th scope="col" className="num">
+            {o.rankCols.duplicates}
+          </th>
+          <th scope="col" className="num">
+            {o.rankCols.keys}
+          </th>
+          <th scope="col" className="num">
+            {o.rankCols.rate}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.name} data-rank-name={r.name}>
+            <td className="mono">{by === "group" ? <Link href={`/groups/${encodeURIComponent(r.name)}`}>{r.name}</Link> : r.name}</td>
+            <td className="num">{fmt(r.duplicates, locale)}</td>
+            <td className="num">{o.keysOf(fmt(r.keysWithDuplicates, locale), fmt(r.keys, locale))}</td>
+            <td className="num">{(r.rate * 100).toFixed(1)}%</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export async function RateWidget({ f, locale, by, order }: Props & { by: "group" | "topic"; order: RankOrder }) {
+  const d = dictionary(locale);
+  const t = d.overview;
+  const rows = await rates(await driver(), f, by, order);
+  const shown = rows.slice(0, SHOWN_RANKS);
+  const rest = rows.slice(SHOWN_RANKS);
+  const bars = shown.map((r) => ({
+    name: r.name,
+    value: order === "rate" ? Math.round(r.rate * 1000) / 10 : r.duplicates,
+    text: t.rateLabel(fmt(r.duplicates, locale), `${(r.rate * 100).toFixed(1)}%`),
+  }));
+  const id = `top-${by}`;
+  const param = by === "group" ? "groupsBy" : "topicsBy";
+  const orderLink = (o: RankOrder) => {
+    const params = new URLSearchParams(filterQuery(f).slice(1));
+    params.set(param, o);
+    return `/?${params}#${id}`;
+  };
+  return (
+    <Widget id={id} title={by === "group" ? t.topGroups : t.topTopics} note={t.rateNote}>
+      {rows.length === 0 ? (
+        <p className="muted">{t.noDuplicates}</p>
+      ) : (
+        <>
+          <nav className="rank-order" aria-label={t.rankBy}>
+            {t.rankBy}:{" "}
+            {RANK_ORDERS.map((o) => (
+              <span key={o}>
+                {o === order ? (
+                  <strong aria-current="true">{t.rankOrders[o]}</strong>
+                ) : (
+                  <Link href={orderLink(o)} data-rank-order={o}>
+                    {t.rankOrders[o]}
+                  </Link>
+                )}{" "}
+              </span>
+            ))}
+          </nav>
+          <RateChart bars={bars} unit={order === "rate" ? "%" : ""} valueLabel={t.rankOrders[order]} />
+          <RankTable rows={shown} by={by} t={d} locale={locale} />
+          {rest.length > 0 ? (
+            <details className="rank-rest">
+              <summary>{t.moreRanked(rest.length, by)}</summary>
+              <RankTable rows={rest} by={by} caption={t.moreRanked(rest.length, by)} t={d} locale={locale} />
+            </details>
+          ) : null}
+        </>
+      )}
     </Widget>
   );
 }

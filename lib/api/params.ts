@@ -70,6 +70,13 @@ export function parseDuplicatesQuery(url: URL): DuplicatesQuery {
   return fromSearch(url, duplicatesQuerySchema);
 }
 
+/** GET /api/v1/keys: the keys that start with `prefix` (a partial key). */
+const keyPrefixQuerySchema = z.object({ prefix: name }).strict();
+
+export function parseKeyPrefixQuery(url: URL): string {
+  return fromSearch(url, keyPrefixQuerySchema).prefix;
+}
+
 /** GET /api/v1/findings. */
 const findingsQuerySchema = z.object({ from: time.optional(), to: time.optional(), group: name.optional(), lang: z.enum(["en", "zh-CN"]).optional() }).strict();
 

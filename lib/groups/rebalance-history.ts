@@ -59,3 +59,34 @@ export function rebalanceHistory(events: readonly NormalizedEvent[]): RebalanceE
     };
   });
 }
+
+/** Episodes a page of the history lists. */
+export const HISTORY_PAGE_SIZE = 20;
+
+export interface HistoryPage {
+  /** This page's episodes, newest first. */
+  episodes: RebalanceEpisode[];
+  /** 1-based; a page past the last shows the last. */
+  page: number;
+  pages: number;
+  /** Positions (1-based, newest first) of the first and last episode shown, of `total`. */
+  first: number;
+  last: number;
+  total: number;
+}
+
+/** The page of the history that lists the episode started at `start` (1 when none did). */
+export function pageOfEpisode(episodes: readonly RebalanceEpisode[], start: number, size = HISTORY_PAGE_SIZE): number {
+  const index = episodes.findIndex((e) => e.start === start);
+  return index < 0 ? 1 : Math.floor((episodes.length - 1 - index) / size) + 1;
+}
+
+/** One page of the history, newest first, so a busy week's every episode is reachable and none is cut. */
+export function historyPage(episodes: readonly RebalanceEpisode[], page: number, size = HISTORY_PAGE_SIZE): HistoryPage {
+  const total = episodes.length;
+  const pages = Math.max(1, Math.ceil(total / size));
+  const current = Math.min(Math.max(1, Number.isInteger(page) ? page : 1), pages);
+  const newestFirst = [...episodes].reverse().slice((current - 1) * size, current * size);
+  const first = total === 0 ? 0 : (current - 1) * size + 1;
+  return { episodes: newestFirst, page: current, pages, first, last: first === 0 ? 0 : first + newestFirst.length - 1, total };
+}

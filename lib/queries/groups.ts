@@ -79,3 +79,26 @@ export async function groupActivity(driver: SqlDriver, group: string, f: Filters
   // A cut keeps the newest lines: on call, the last hours of a busy week are the ones that matter.
   return { events: rows.slice(0, ACTIVITY_LIMIT).reverse().map(eventFromSql), truncated: rows.length > ACTIVITY_LIMIT };
 }
+
+/**
+ * Whether the store knows the group at all, at any time: keys delivered to it (key_rollups, whose primary key
+ * starts with the scope and the group), its members over time, or a rebalance or lifecycle line of it (the
+ * keyless index). Three index probes, so a group page can say a name is unknown instead of showing zeros.
+ */
+export async function groupKnown(driver: SqlDriver, group: string): Promise<boolean> {
+  const [row] = await driver.query<{ known: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM key_rollups WHERE scope = 1 AND group_name = $1)
+         OR EXISTS (SELECT 1 FROM group_members WHERE group_name = $1)
+         OR EXISTS (SELECT 1 FROM events WHERE biz_key IS NULL AND group_name = $1) AS known`,
+    [group],
+  );
+  return Boolean(row?.known);
+}
+
+/** Every group the store knows by keys or members, to offer the nearest names for one it does not. */
+export async function groupNames(driver: SqlDriver): Promise<string[]> {
+  const rows = await driver.query<{ g: string }>(
+    `SELECT group_name AS g FROM key_rollups WHERE scope = 1 AND group_name <> '' UNION SELECT group_name FROM group_members`,
+  );
+  return rows.map((r) => r.g).sort();
+}

@@ -19,3 +19,18 @@ export async function resolveSearch(driver: SqlDriver, q: string): Promise<Searc
   const [byOffset] = await driver.query<{ biz_key: string }>(`SELECT biz_key FROM events WHERE offset_msg_id = $1 AND biz_key IS NOT NULL LIMIT 1`, [q.toUpperCase()]);
   return byOffset ? { bizKey: byOffset.biz_key, via: "offsetMsgId" } : null;
 }
+
+/**
+ * Business keys that start with `prefix`, in key order, at most `limit`: what a partial key (an order number's
+ * first digits) may have meant. A range of key_diagnoses_pkey (every key the worker has seen, one row each) rather
+ * than `LIKE`, which would read `%` and `_` in a key as wildcards and, in a database whose collation is not "C",
+ * scan the whole index; `starts_with` keeps the range to true prefixes whatever the collation orders between them.
+ */
+export async function keysStartingWith(driver: SqlDriver, prefix: string, limit: number): Promise<string[]> {
+  if (prefix === "") return [];
+  const rows = await driver.query<{ biz_key: string }>(
+    `SELECT biz_key FROM key_diagnoses WHERE biz_key >= $1 AND biz_key < $1 || chr(1114111) AND starts_with(biz_key, $1) ORDER BY biz_key LIMIT ${Math.floor(limit)}`,
+    [prefix],
+  );
+  return rows.map((r) => r.biz_key);
+}

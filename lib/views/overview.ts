@@ -21,7 +21,7 @@ import {
 import type { SqlDriver } from "../store/driver.ts";
 import { rawEventsFrom } from "../queries/retention.ts";
 
-export type { CausePoint, OutcomePoint };
+export type { CausePoint, OutcomePoint, RateRow };
 
 /**
  * What each overview widget shows, read and totalled here so the widgets (components/overview) only put words,
@@ -109,8 +109,29 @@ export async function gaps(driver: SqlDriver, f: Filters): Promise<Gaps> {
   };
 }
 
-export function topRates(driver: SqlDriver, f: Filters, by: "group" | "topic"): Promise<RateRow[]> {
-  return topByRate(driver, f, by);
+/** What the groups and topics widgets rank by: the most duplicates (the question they answer), or the highest rate. */
+export const RANK_ORDERS = ["duplicates", "rate"] as const;
+export type RankOrder = (typeof RANK_ORDERS)[number];
+
+export function rankOrder(value: string | string[] | undefined): RankOrder {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === "rate" ? "rate" : "duplicates";
+}
+
+/**
+ * Rows in the chosen order, ties broken by the other measure and then by name. A large group with a low rate can
+ * still hold the most duplicates, and a small one the highest rate: each order answers its own question.
+ */
+export function ranked(rows: readonly RateRow[], order: RankOrder): RateRow[] {
+  const byName = (a: RateRow, b: RateRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return [...rows].sort((a, b) =>
+    order === "duplicates" ? b.duplicates - a.duplicates || b.rate - a.rate || byName(a, b) : b.rate - a.rate || b.duplicates - a.duplicates || byName(a, b),
+  );
+}
+
+/** Every group (or topic) with keys in the range, ranked: the widget charts the first few and lists them all. */
+export async function rates(driver: SqlDriver, f: Filters, by: "group" | "topic", order: RankOrder): Promise<RateRow[]> {
+  return ranked(await topByRate(driver, f, by, Number.POSITIVE_INFINITY), order);
 }
 
 export function leaks(driver: SqlDriver, f: Filters): Promise<LeakRow[]> {

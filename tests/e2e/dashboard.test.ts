@@ -279,8 +279,8 @@ probes:
     const seen = browser.problems.length;
     const page = await browser.newPage();
     await page.goto(`${server.url}/groups/cg_order_paid`);
-    // Only the newest incident is open: unfold them all, as a reader would one by one.
-    const unfold = () => page.locator('[data-testid="group-incident"] details').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    // Only the newest incident is open and the earlier ones are folded together: unfold them all, as a reader would one by one.
+    const unfold = () => page.locator('[aria-labelledby="incidents-title"] details').evaluateAll((all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
     await unfold();
     const shared = (await page.locator('[data-testid="group-incident"]', { hasText: "shared clientId" }).first().innerText()).replace(/\s+/g, " ");
     assert.match(shared, /shared clientId: \d+ keys? consumed twice on \d+ queues?.*Two processes connected with the clientId 10\.0\.11\.\d+@order-paid-consumer/);

@@ -7,8 +7,9 @@ import { parseFilters } from "../../lib/queries/filters.ts";
 import { dedupFunnel, duplicatesByCause, filterChoices, gapHistogram, latestLeaks, outcomesOverTime, storeState, topByRate, totals } from "../../lib/queries/overview.ts";
 import { instancesOverTime } from "../../lib/groups/membership.ts";
 import { rebalanceHistory } from "../../lib/groups/rebalance-history.ts";
-import { groupActivity, groupSummaries } from "../../lib/queries/groups.ts";
-import { resolveSearch } from "../../lib/queries/search.ts";
+import { groupActivity, groupKnown, groupNames, groupSummaries } from "../../lib/queries/groups.ts";
+import { lostKeys } from "../../lib/queries/lost.ts";
+import { keysStartingWith, resolveSearch } from "../../lib/queries/search.ts";
 import { newestDuplicates } from "../../lib/queries/live.ts";
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import { openStore, type Store } from "../../lib/store/open.ts";
@@ -141,6 +142,56 @@ for (const backend of backends) {
       assert.deepEqual(await resolveSearch(store.driver, row!.msg_id), { bizKey: row!.biz_key, via: "msgId" });
       assert.deepEqual(await resolveSearch(store.driver, row!.offset_msg_id.toLowerCase()), { bizKey: row!.biz_key, via: "offsetMsgId" });
       assert.equal(await resolveSearch(store.driver, "NO-SUCH-KEY"), null);
+    });
+
+    it("a partial key offers the keys that start with it, in key order, reading % and _ as themselves", async () => {
+      const [row] = await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE biz_key LIKE 'PAY-%' ORDER BY biz_key LIMIT 1`);
+      const prefix = row!.biz_key.slice(0, -2);
+      const expected = (await store.driver.query<{ biz_key: string }>(`SELECT biz_key FROM key_diagnoses WHERE left(biz_key, length($1)) = $1 ORDER BY biz_key`, [prefix])).map(
+        (r) => r.biz_key,
+      );
+      assert.ok(expected.length > 1, `${prefix}: ${expected.length} keys`);
+      assert.deepEqual(await keysStartingWith(store.driver, prefix, 1000), expected);
+      assert.deepEqual(await keysStartingWith(store.driver, prefix, 2), expected.slice(0, 2));
+      assert.deepEqual(await keysStartingWith(store.driver, "", 10), []);
+      // A key written with LIKE's wildcards: as a prefix they match only themselves.
+      await store.driver.run(
+        `INSERT INTO key_diagnoses (biz_key, groups, topics, first_ts, last_ts, duplicates, leaked, lost, normal_retries)
+         VALUES ('100%_OFF-1', '{}', '{}', $1, $1, 0, 0, 0, 0), ('100XYOFF-2', '{}', '{}', $1, $1, 0, 0, 0, 0)`,
+        [NOW - 40 * HOUR],
+      );
+      assert.deepEqual(await keysStartingWith(store.driver, "100%_", 10), ["100%_OFF-1"]);
+      assert.deepEqual(await keysStartingWith(store.driver, "100", 10), ["100%_OFF-1", "100XYOFF-2"]);
+    });
+
+    it("the keys that lost a message add up to the overview's count, newest first, page by page", async () => {
+      const f = day();
+      const all: Awaited<ReturnType<typeof lostKeys>> = [];
+      for (let page = await lostKeys(store.driver, f, 7); page.length > 0; ) {
+        all.push(...page);
+        const last = page.at(-1)!;
+        page = await lostKeys(store.driver, f, 7, { lastTs: last.lastTs, bizKey: last.bizKey });
+      }
+      const [row] = await store.driver.query<{ n: unknown; keys: unknown }>(
+        `SELECT coalesce(sum(lost), 0) AS n, count(*) AS keys FROM key_diagnoses WHERE lost > 0 AND last_ts BETWEEN $1 AND $2`,
+        [f.from, f.to],
+      );
+      assert.ok(all.length > 0, "the demo day loses messages");
+      assert.equal(all.length, Number(row!.keys));
+      assert.equal(new Set(all.map((k) => k.bizKey)).size, all.length, "no key on two pages");
+      assert.equal(all.reduce((s, k) => s + k.lost, 0), Number(row!.n));
+      assert.ok(all.every((k, i) => i === 0 || k.lastTs <= all[i - 1]!.lastTs), "newest first");
+      const group = all[0]!.groups[0]!;
+      assert.ok((await lostKeys(store.driver, { ...f, group }, 1000)).every((k) => k.groups.includes(group)));
+    });
+
+    it("knows a group by its keys, members or lines, and lists the names it knows", async () => {
+      const names = await groupNames(store.driver);
+      assert.ok(names.includes("cg_order_paid"), names.join(", "));
+      assert.deepEqual(names, [...names].sort());
+      assert.equal(await groupKnown(store.driver, "cg_order_paid"), true);
+      assert.equal(await groupKnown(store.driver, "does_not_exist"), false);
+      assert.equal(await groupKnown(store.driver, "CG_ORDER_PAID"), false, "names are case-sensitive");
     });
 
     it("the live feed reads the newest duplicates, optionally for one cause", async () => {

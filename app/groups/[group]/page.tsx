@@ -10,7 +10,8 @@ import { WidgetSkeleton } from "@/components/Widget.tsx";
 import { pathParam } from "@/lib/format/path-param.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
-import { parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
+import { historyPage, pageOfEpisode } from "@/lib/groups/rebalance-history.ts";
+import { filterQuery, parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { filterChoices, keptResolution } from "@/lib/views/filters.ts";
 import { ACTIVITY_LIMIT, GROUP_PAGE_DIAGNOSES, groupPage } from "@/lib/views/groups.ts";
@@ -39,6 +40,17 @@ export default async function GroupPage({ params, searchParams }: Props) {
     filterChoices(driver, f),
   ]);
   const props = { f, locale };
+  const history = historyPage(episodes, Number(Array.isArray(sp.history) ? sp.history[0] : (sp.history ?? 1)));
+  const historyHref = (page: number, anchor = "history-title") => {
+    const params = new URLSearchParams(filterQuery(f, { group: null }).slice(1));
+    if (page > 1) params.set("history", String(page));
+    return `/groups/${encodeURIComponent(group)}${params.size > 0 ? `?${params}` : ""}#${anchor}`;
+  };
+  // The same page's anchor when the episode is listed on it, so following a mark does not reload the page.
+  const episodeHref = (start: number) => {
+    const page = pageOfEpisode(episodes, start);
+    return page === history.page ? `#episode-${start}` : historyHref(page, `episode-${start}`);
+  };
   return (
     <>
       <h1>
@@ -54,7 +66,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
         {activityCut ? (
           <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, formatTime(activityCut.firstTs, { precision: "s" }))}</p>
         ) : null}
-        {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} from={f.from} to={f.to} t={t} />}
+        {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} episodeHref={episodeHref} from={f.from} to={f.to} t={t} />}
       </section>
       <section aria-labelledby="members-title">
         <h2 id="members-title">{t.groups.members}</h2>
@@ -91,7 +103,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
       <section aria-labelledby="history-title">
         <h2 id="history-title">{t.groups.history}</h2>
         <p className="muted note">{t.groups.historyNote}</p>
-        {episodes.length === 0 ? <p className="muted">{t.groups.noHistory}</p> : <RebalanceHistory episodes={episodes} t={t} />}
+        {episodes.length === 0 ? <p className="muted">{t.groups.noHistory}</p> : <RebalanceHistory history={history} pageHref={historyHref} t={t} />}
       </section>
       <Suspense fallback={<p className="muted">{t.states.loading}</p>}>
         <TtlSample group={group} locale={locale} />

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { Suspense } from "react";
 import { EventTable } from "@/components/EventTable.tsx";
 import { Timeline } from "@/components/timeline/Timeline.tsx";
@@ -11,6 +12,7 @@ import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { verdictHeadline } from "@/lib/i18n/headline.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { keyPage } from "@/lib/views/key-page.ts";
+import { keysWithPrefix } from "@/lib/views/search.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { RedisMarkers } from "./RedisMarkers.tsx";
 
@@ -63,6 +65,27 @@ function Verdicts({ report, t, locale }: { report: KeyReport; t: Dictionary; loc
   );
 }
 
+/** A partial key (an order number's first digits) names no events: the keys that start with it, whole, as links. */
+async function PrefixMatches({ prefix, t }: { prefix: string; t: Dictionary }) {
+  const { keys, more } = await keysWithPrefix((await getStore()).driver, prefix);
+  if (keys.length === 0) return null;
+  return (
+    <section aria-labelledby="prefix-title" data-testid="prefix-matches">
+      <h2 id="prefix-title">{t.key.startingWith(prefix)}</h2>
+      <ul className="keys-list">
+        {keys.map((k) => (
+          <li key={k}>
+            <Link href={`/keys/${encodeURIComponent(k)}`} className="mono">
+              {k}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {more ? <p className="muted note">{t.key.startingWithMore(keys.length)}</p> : null}
+    </section>
+  );
+}
+
 export default async function KeyPage({ params, searchParams }: Props) {
   const key = pathParam((await params).bizKey);
   const sp = await searchParams;
@@ -78,6 +101,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       <>
         {title}
         <p role="status">{t.key.notFound(key)}</p>
+        <PrefixMatches prefix={key} t={t} />
       </>
     );
   }
