@@ -73,6 +73,21 @@ export function diagnoseKey(input: DiagnosisInput, options: Partial<DiagnosisOpt
   return diagnoseKeyWithReach(input, options).diagnosis;
 }
 
+/**
+ * Whether a key's own events (the context aside) hold two deliveries of one group: only then can a rule pair them
+ * and ask what its groups looked like (members, queue holdings). The store reads that state for such keys only;
+ * for the others diagnosis folds it from the context, should a context line make a second delivery after all.
+ */
+export function mayPairDeliveries(bizKey: string, events: readonly NormalizedEvent[]): boolean {
+  const { keyEvents } = keyPool({ bizKey, events: [...events], context: [] });
+  const seen = new Set<string | null>();
+  for (const d of reconstructDeliveries(keyEvents, DEFAULT_OPTIONS)) {
+    if (seen.has(d.group)) return true;
+    seen.add(d.group);
+  }
+  return false;
+}
+
 export interface ReachedDiagnosis extends Reach {
   diagnosis: KeyDiagnosis;
 }

@@ -1,6 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import type { DiagnosisInput } from "../diagnosis/types.ts";
 import { BatchContext } from "../diagnosis/batch-context.ts";
+import { mayPairDeliveries } from "../diagnosis/diagnose.ts";
 import { holdingsFor, queuesOf, type HoldingInterval } from "../diagnosis/holdings.ts";
 import { membersFor, membersSpan } from "../diagnosis/members.ts";
 import { CONTEXT_KINDS, contextScope, mergeWindows, msgIdsOf, type ContextScope, type ContextWindow } from "../diagnosis/scope.ts";
@@ -160,11 +161,14 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
 
   const hosts = [...new Set([...scopes.values()].flatMap((scope) => scope.hosts))];
+  // The groups' state is asked about by pairs of deliveries only: most keys have none and read none of it.
+  const paired = new Set([...keyEvents].filter(([key, events]) => mayPairDeliveries(key, events)).map(([key]) => key));
+  const pairedScopes = [...scopes].filter(([key]) => paired.has(key));
   // One probe per group and key span: a batch's keys of a group mostly share it.
   const probes = new Map<string, { group: string; from: number; to: number }>();
   // And one per queue the key was delivered from and span: who held it (lib/diagnosis/holdings.ts).
   const queueProbes = new Map<string, { group: string; topic: string; queue: string; from: number; to: number }>();
-  for (const [key, scope] of scopes) {
+  for (const [key, scope] of pairedScopes) {
     const events = keyEvents.get(key)!;
     const span = membersSpan(events);
     for (const group of scope.groups) probes.set(`${group}\u0000${span.from}\u0000${span.to}`, { group, ...span });
@@ -172,7 +176,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
   }
   const [{ context, truncated }, members, holdings] = await Promise.all([
     loadContext(driver, mergedWindows([...scopes.values()]), hosts, [...scopes.keys()]),
-    readMembers(driver, [...probes.values()], hosts, [...new Set([...scopes.values()].flatMap((scope) => scope.processes))]),
+    readMembers(driver, [...probes.values()], [...new Set(pairedScopes.flatMap(([, scope]) => scope.hosts))], [...new Set(pairedScopes.flatMap(([, scope]) => scope.processes))]),
     readHoldings(driver, [...queueProbes.values()]),
   ]);
   const holdingsByGroup = new Map<string, HoldingInterval[]>();
@@ -196,6 +200,7 @@ export async function loadDiagnosisInputs(driver: SqlDriver, bizKeys: string[], 
     const events = keyEvents.get(bizKey);
     if (!events) return [];
     const scope = scopes.get(bizKey)!;
+    if (!paired.has(bizKey)) return [{ bizKey, events, context: batch.of(events, scope), contextTruncated: truncated }];
     const candidates = scope.groups.flatMap((g) => byGroup.get(g) ?? []);
     const span = membersSpan(events);
     const queues = queuesOf(events);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { loadDemoDay } from "../../lib/demo/load.ts";
 import { foldHoldings, holdingChangesIn, holdingsFor, queuesOf, type HoldingInterval } from "../../lib/diagnosis/holdings.ts";
+import { mayPairDeliveries } from "../../lib/diagnosis/diagnose.ts";
 import { foldMembers, memberChangesIn, membersFor, membersSpan, type MemberInterval } from "../../lib/diagnosis/members.ts";
 import { contextOf, contextScope, msgIdsOf, otherMessageKeys } from "../../lib/diagnosis/scope.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
@@ -74,8 +75,10 @@ for (const backend of backends) {
           scope.windows.some((w) => e.ts >= w.from && e.ts <= w.to) &&
           otherMessageKeys(e)?.includes(bizKey) === false,
       ).length;
-      const members = memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events), scope));
-      const holdings = holdingRows(holdingsFor(foldHoldings(holdingChangesIn(keyless), memberChangesIn(keyless)), queuesOf(events), membersSpan(events)));
+      // Only a key with two deliveries in a group gets its groups' state (mayPairDeliveries).
+      const paired = mayPairDeliveries(bizKey, events);
+      const members = paired ? memberRows(membersFor(foldMembers(memberChangesIn(keyless)), scope.groups, membersSpan(events), scope)) : [];
+      const holdings = paired ? holdingRows(holdingsFor(foldHoldings(holdingChangesIn(keyless), memberChangesIn(keyless)), queuesOf(events), membersSpan(events))) : [];
       return { events: ids(events), context: ids(context), members, holdings, othersLeftOut };
     }
 
@@ -107,7 +110,12 @@ for (const backend of backends) {
       it("plans each key statement once per connection, generically, and only executes it after that", async () => {
         const driver = pgDriver(openPgPools(url!, { max: 1, preparedMax: 1 }));
         try {
-          const sample = keys.slice(0, 30);
+          // Keys with two deliveries of a group and a queue: those read all four statements (mayPairDeliveries).
+          const sample = keys.filter((key) => {
+            const own = all.filter((e) => e.bizKey === key);
+            return mayPairDeliveries(key, own) && queuesOf(own).length > 0;
+          }).slice(0, 30);
+          assert.ok(sample.length >= 10, `keys that read every statement: ${sample.length}`);
           for (const key of sample) await loadDiagnosisInputs(driver, [key]);
           const plans = await driver.prepared<{ name: string; generic_plans: string; custom_plans: string }>(
             { name: "dupscope_test_plans", text: `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'dupscope_key_%' ORDER BY name` },
@@ -136,7 +144,8 @@ for (const backend of backends) {
           redelivered: null, success: null, detail: keyed ? {} : { action: "add" }, source: "test:young",
         });
         try {
-          await insertCopyRows(driver, toCopyRows([event(0, true)]));
+          // Two consumptions of YOUNG-0 on two instances: a key that pairs reads the groups' state too.
+          await insertCopyRows(driver, toCopyRows([event(0, true), { ...event(0, true), id: "test-young:k0b", ts: day + 5, instance: "10.0.1.1@7000" }]));
           const partition = (await driver.session(eventPartitions)).find((p) => p.from <= day && day < p.to)!.name;
           await loadDiagnosisInputs(driver, ["YOUNG-0"]);
           const rows = Array.from({ length: 20_000 }, (_, i) => event(i + 1, i % 10 !== 0));
