@@ -199,7 +199,7 @@ for (const backend of backends) {
       assert.match(yaml, /rule 6 ingest_silent: ingest_silent for source "rocketmq-client-log:\/var\/log\/app-1\/"/);
       assert.match(yaml, /rebalance by defect: cause_count by defect: the metric it reads has no such label/);
       assert.equal(yaml.match(/- alert: /g)?.length, 7);
-      assert.match(yaml, /expr: sum by \(group, topic\)\(increase\(dupscope_leaks_total\[10m\]\)\) > 0/);
+      assert.match(yaml, /expr: sum by \(group, topic\)\(max by \(group, topic, defect\) \(increase\(dupscope_leaks_total\[10m\]\)\)\) > 0/);
       assert.match(yaml, /summary: "\{\{ \$labels.group \}\} leaked \{\{ \$value \}\} on \{\{ \$labels.topic \}\}: \(the keys are on dupscope's alerts page\)"/);
       assert.match(yaml, /runbook_url: https:\/\/wiki.example\/runbooks\/\{\{ \$labels.group \}\}/);
       const dir = mkdtempSync(path.join(tmpdir(), "dupscope-rules-"));
