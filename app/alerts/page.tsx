@@ -16,9 +16,11 @@ import { listChannels, listRules, type ChannelView } from "@/lib/alerts/repo.ts"
 import { SEVERITIES } from "@/lib/alerts/schema.ts";
 import { listSilences } from "@/lib/alerts/silences.ts";
 import { CAUSES, DEDUP_LAYERS } from "@/lib/diagnosis/vocabulary.ts";
+import { parseFilters } from "@/lib/queries/filters.ts";
 import { conditionText } from "@/lib/i18n/condition.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { getStore } from "@/lib/store/index.ts";
+import { filterChoices } from "@/lib/views/filters.ts";
 import "./alerts.css";
 
 export const dynamic = "force-dynamic";
@@ -41,12 +43,14 @@ export default async function AlertsPage({ searchParams }: Props) {
   const { locale, t: d } = await requestText(lang);
   const t = d.alerts;
   const store = await getStore();
-  const [rules, channels, firings, notifications, silences] = await Promise.all([
+  const [rules, channels, firings, notifications, silences, known] = await Promise.all([
     listRules(store),
     listChannels(store),
     listFirings(store, { limit: 50 }),
     listNotifications(store, { limit: 200 }),
     listSilences(store.driver),
+    // The groups and topics of the longest window a rule may have: the ones a rule can see.
+    filterChoices(store.driver, parseFilters({ range: "7d" }, Date.now())),
   ]);
   const alerts = rules.flatMap((r) =>
     r.enabled ? r.alerts.filter((a) => a.state === "firing" || a.state === "pending").map((a) => ({ ...a, ruleId: r.id, ruleName: r.name })) : [],
@@ -55,7 +59,7 @@ export default async function AlertsPage({ searchParams }: Props) {
   const editing = rules.find((r) => r.id === edit);
   const editingChannel = channels.find((c) => c.id === editChannel);
   const failures = notifications.filter((n) => n.status === "failed" || (n.status === "pending" && n.lastError !== null)).slice(0, 50);
-  const options = { kinds: CONDITION_KINDS, causes: CAUSES, layers: DEDUP_LAYERS, severities: SEVERITIES, channels: channels.map((c) => ({ id: c.id, name: c.name, type: c.type })) };
+  const options = { kinds: CONDITION_KINDS, causes: CAUSES, layers: DEDUP_LAYERS, severities: SEVERITIES, channels: channels.map((c) => ({ id: c.id, name: c.name, type: c.type })), groups: known.groups, topics: known.topics };
   const states = [t.states.inactive, t.states.pending, t.states.firing, t.states.resolved].join(" → ");
   return (
     <>

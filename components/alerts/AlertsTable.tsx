@@ -5,13 +5,16 @@ import type { AlertView } from "@/lib/alerts/repo.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { AckControl } from "./AckControl.tsx";
+import { AlertRows } from "./AlertRows.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
 export interface AlertRow extends AlertView {
   ruleId: string;
   ruleName: string;
 }
+
+/** The table's columns, the actions included: the acknowledge form's row spans them all. */
+const COLUMNS = 7;
 
 const when = (iso: string) => formatTime(Date.parse(iso), { precision: "s" });
 
@@ -44,27 +47,35 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
             const set = labelsText(a.labels);
             const what = `${a.ruleName} ${set ? `{${set}}` : t.alertsTable.wholeRule}`;
             return (
-              <tr key={`${a.ruleId} ${set}`} data-alert={what}>
-                <td>
-                  <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} />
-                </td>
-                <td>
-                  <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a>
-                </td>
-                <td className="mono alerts-wrap">{set || <span className="muted">{t.alertsTable.wholeRule}</span>}</td>
-                <td>{a.lastValue === null ? "–" : Number(a.lastValue.toFixed(2))}</td>
-                <td className="mono">{a.activeSince ? when(a.activeSince) : "–"}</td>
-                <td className="alerts-wrap">
-                  {a.silencedBy ? <div className="alerts-tag">{t.alertsTable.silenced(a.silencedBy.createdBy, when(a.silencedBy.endsAt))}</div> : null}
-                  {a.ack ? <div className="alerts-tag">{t.alertsTable.acknowledged(a.ack.by, a.ack.comment)}</div> : null}
-                </td>
-                <td className="alerts-actions">
+              <AlertRows
+                key={`${a.ruleId} ${set}`}
+                what={what}
+                columns={COLUMNS}
+                locale={locale}
+                ack={a.state === "firing" ? { ruleId: a.ruleId, labels: a.labels, acked: a.ack !== null } : null}
+                silence={
                   <Link href={`/alerts?silence=${encodeURIComponent(silenceMatchersFor(a.ruleName, a.labels))}#silence-form`} aria-label={t.alertsTable.silenceLabel(what)}>
                     {t.alertsTable.silence}
-                  </Link>{" "}
-                  {a.state === "firing" ? <AckControl ruleId={a.ruleId} labels={a.labels} what={what} acked={a.ack !== null} locale={locale} /> : null}
-                </td>
-              </tr>
+                  </Link>
+                }
+                cells={
+                  <>
+                    <td>
+                      <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} />
+                    </td>
+                    <td>
+                      <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a>
+                    </td>
+                    <td className="mono alerts-wrap">{set || <span className="muted">{t.alertsTable.wholeRule}</span>}</td>
+                    <td>{a.lastValue === null ? "–" : Number(a.lastValue.toFixed(2))}</td>
+                    <td className="mono">{a.activeSince ? when(a.activeSince) : "–"}</td>
+                    <td className="alerts-wrap">
+                      {a.silencedBy ? <div className="alerts-tag">{t.alertsTable.silenced(a.silencedBy.createdBy, when(a.silencedBy.endsAt))}</div> : null}
+                      {a.ack ? <div className="alerts-tag">{t.alertsTable.acknowledged(a.ack.by, a.ack.comment)}</div> : null}
+                    </td>
+                  </>
+                }
+              />
             );
           })}
         </tbody>

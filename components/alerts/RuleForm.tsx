@@ -4,9 +4,11 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { useSelectChoice } from "./useSelectChoice.ts";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
-import type { ConditionKind } from "@/lib/alerts/conditions.ts";
+import { groupableBy, measuredValue, type Condition, type ConditionKind } from "@/lib/alerts/conditions.ts";
+import { kindModule, type AnyKind } from "@/lib/alerts/kinds/index.ts";
+import { labelsText } from "@/lib/alerts/labels.ts";
 import type { RulePreview } from "@/lib/alerts/preview.ts";
-import { groupableBy, type GroupByLabel } from "@/lib/alerts/series.ts";
+import type { GroupByLabel } from "@/lib/alerts/series.ts";
 import type { RuleInput } from "@/lib/alerts/schema.ts";
 import { causeName } from "@/lib/i18n/diagnosis-text.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
@@ -37,31 +39,24 @@ export interface RuleFormOptions {
   layers: readonly DedupLayer[];
   severities: readonly RuleInput["severity"][];
   channels: { id: string; name: string; type: ChannelType }[];
+  /** The store's consumer groups and topics, offered by the condition's group and topic fields. */
+  groups: readonly string[];
+  topics: readonly string[];
 }
 
-/** Which condition fields each kind takes (the API validates; this only decides what the form shows). */
-const FIELDS: Record<string, string[]> = {
-  leaked_duplicates: ["group", "topic", "threshold", "window"],
-  duplicate_rate: ["group", "topic", "thresholdPercent", "minKeys", "window"],
-  cause_count: ["cause", "group", "topic", "threshold", "window"],
-  rebalances: ["group*", "topic", "threshold", "window"],
-  dedup_miss_rate: ["group*", "layer", "thresholdPercent", "minHits", "window"],
-  ingest_silent: ["source", "silent"],
-};
+/** Keys shown per alert of a preview: enough to recognise, the rest are in the firing once it fires. */
+const PREVIEW_KEYS = 3;
 
 const text = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 
+/** The condition as the API takes it, from the kind's fields (lib/alerts/kinds): minutes become seconds. */
 function conditionFrom(form: FormData, kind: string): Record<string, unknown> {
-  const get = (name: string) => String(form.get(name) ?? "").trim();
   const condition: Record<string, unknown> = { kind };
-  for (const field of FIELDS[kind] ?? []) {
-    const name = field.replace("*", "");
-    const value = get(name);
-    if (name === "window") condition.windowSeconds = Math.round(Number(value) * 60);
-    else if (name === "silent") condition.silentSeconds = Math.round(Number(value) * 60);
-    else if (["threshold", "thresholdPercent", "minKeys", "minHits"].includes(name)) {
-      if (value !== "") condition[name] = Number(value);
-    } else if (value !== "") condition[name] = value;
+  for (const field of kindModule(kind as ConditionKind).fields) {
+    const value = String(form.get(field.key) ?? "").trim();
+    if (field.control === "minutes") condition[field.key] = Math.round(Number(value) * 60);
+    else if (value === "") continue;
+    else condition[field.key] = field.control === "count" || field.control === "percent" ? Number(value) : value;
   }
   return condition;
 }
@@ -86,12 +81,14 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
   const [kind, setKind, kindSelect] = useSelectChoice(initial?.condition.kind ?? "leaked_duplicates");
   const [error, setError] = useState<string | null>(null);
   const [previewed, setPreviewed] = useState<string | null>(null);
+  const [previewAlerts, setPreviewAlerts] = useState<{ what: string; value: string; keys: string[]; more: boolean }[]>([]);
   const [busy, setBusy] = useState(false);
   const templatesId = useId();
+  const groupsId = useId();
+  const topicsId = useId();
   const c = initial?.condition ?? { kind };
   const groupable = groupableBy(kind as ConditionKind);
-  const fields = FIELDS[kind] ?? [];
-  const shows = (name: string) => fields.includes(name) || fields.includes(`${name}*`);
+  const fields = kindModule(kind as ConditionKind).fields;
 
   function bodyOf(element: HTMLFormElement) {
     const form = new FormData(element);
@@ -120,6 +117,7 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
       (e: unknown) => e as Error,
     );
     setBusy(false);
+    setPreviewAlerts([]);
     if (response instanceof Error || !response.ok) {
       const parsed = response instanceof Error ? null : ((await response.json().catch(() => null)) as { error?: { message?: string } } | null);
       return setPreviewed(`${t.preview}: ${response instanceof Error ? response.message : (parsed?.error?.message ?? String(response.status))}`);
@@ -128,6 +126,16 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
     // The label values name the alerts: "cg_push, cg_points" for a rule split by group.
     const sets = result.breaching.map((m) => Object.values(m.labels).join("/")).filter(Boolean);
     setPreviewed(result.breaching.length === 0 ? t.previewNothing : sets.length === 0 ? t.previewWhole : t.previewFor(sets.join(", ")));
+    // The API accepted the condition, so it is one.
+    const condition = body.condition as Condition;
+    setPreviewAlerts(
+      result.breaching.map((m) => ({
+        what: labelsText(m.labels) || d.alerts.alertsTable.wholeRule,
+        value: measuredValue(condition, m.value, locale),
+        keys: m.keys.slice(0, PREVIEW_KEYS),
+        more: m.keys.length > PREVIEW_KEYS,
+      })),
+    );
   }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -159,75 +167,19 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
           ))}
         </select>
       </label>
-      {shows("cause") ? (
-        <label>
-          {t.cause}
-          <select name="cause" defaultValue={text(c.cause) || options.causes[0]}>
-            {options.causes.map((v) => (
-              <option key={v} value={v}>
-                {causeName(v, locale)}
-              </option>
-            ))}
-          </select>
-        </label>
-      ) : null}
-      {shows("layer") ? (
-        <label>
-          {t.layer}
-          <select name="layer" defaultValue={text(c.layer) || "redis"}>
-            {options.layers.map((v) => (
-              <option key={v} value={v}>
-                {d.layers[v]}
-              </option>
-            ))}
-          </select>
-        </label>
-      ) : null}
-      {shows("group") ? (
-        <label>
-          {t.group} <input name="group" required={fields.includes("group*")} defaultValue={text(c.group)} placeholder={fields.includes("group*") ? "" : t.any} />
-        </label>
-      ) : null}
-      {shows("topic") ? (
-        <label>
-          {t.topic} <input name="topic" defaultValue={text(c.topic)} placeholder={t.any} />
-        </label>
-      ) : null}
-      {shows("source") ? (
-        <label>
-          {t.source} <input name="source" required defaultValue={text(c.source)} placeholder="rocketmq-client-log:" />
-        </label>
-      ) : null}
-      {shows("threshold") ? (
-        <label>
-          {t.threshold} <input name="threshold" type="number" min={0} step={1} required defaultValue={text(c.threshold ?? 0)} />
-        </label>
-      ) : null}
-      {shows("thresholdPercent") ? (
-        <label>
-          {t.thresholdPercent} <input name="thresholdPercent" type="number" min={0} max={100} step="any" required defaultValue={text(c.thresholdPercent ?? 1)} />
-        </label>
-      ) : null}
-      {shows("minKeys") ? (
-        <label>
-          {t.minKeys} <input name="minKeys" type="number" min={0} step={1} defaultValue={text(c.minKeys ?? 1)} />
-        </label>
-      ) : null}
-      {shows("minHits") ? (
-        <label>
-          {t.minHits} <input name="minHits" type="number" min={0} step={1} defaultValue={text(c.minHits ?? 1)} />
-        </label>
-      ) : null}
-      {shows("window") ? (
-        <label>
-          {t.window} <input name="window" type="number" min={1} step={1} required defaultValue={text(c.windowSeconds ? Number(c.windowSeconds) / 60 : 10)} />
-        </label>
-      ) : null}
-      {shows("silent") ? (
-        <label>
-          {t.silent} <input name="silent" type="number" min={1} step={1} required defaultValue={text(c.silentSeconds ? Number(c.silentSeconds) / 60 : 15)} />
-        </label>
-      ) : null}
+      {fields.map((field) => (
+        <ConditionInput key={`${kind}.${field.key}`} field={field} value={c[field.key]} options={options} ids={{ groups: groupsId, topics: topicsId }} locale={locale} />
+      ))}
+      <datalist id={groupsId}>
+        {options.groups.map((g) => (
+          <option key={g} value={g} />
+        ))}
+      </datalist>
+      <datalist id={topicsId}>
+        {options.topics.map((v) => (
+          <option key={v} value={v} />
+        ))}
+      </datalist>
       <label>
         {t.forSeconds} <input name="forSeconds" type="number" min={0} step={1} defaultValue={initial?.forSeconds ?? 0} />
       </label>
@@ -298,6 +250,89 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
       <p className="alerts-preview" role="status">
         {previewed}
       </p>
+      {previewAlerts.length > 0 ? (
+        <ul className="alerts-preview-list" aria-label={t.previewAlerts}>
+          {previewAlerts.map((a) => (
+            <li key={a.what}>
+              <span className="mono">{a.what}</span>: <strong>{a.value}</strong>
+              {a.keys.length > 0 ? (
+                <>
+                  {" · "}
+                  {t.previewKeys(a.keys.join(", "), a.more)}
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </form>
   );
+}
+
+/** One field of the condition, as its kind describes it; `value` is the edited rule's, in the API's unit. */
+function ConditionInput({ field, value, options, ids, locale }: { field: AnyKind["fields"][number]; value: unknown; options: RuleFormOptions; ids: { groups: string; topics: string }; locale: Locale }) {
+  const d = dictionary(locale);
+  const t = d.alerts.ruleForm;
+  const label = t.fields[field.key];
+  const initial = text(value ?? field.initial);
+  switch (field.control) {
+    case "cause":
+      return (
+        <label>
+          {label}
+          <select name={field.key} defaultValue={initial || options.causes[0]}>
+            {options.causes.map((v) => (
+              <option key={v} value={v}>
+                {causeName(v, locale)}
+              </option>
+            ))}
+          </select>
+        </label>
+      );
+    case "layer":
+      return (
+        <label>
+          {label}
+          <select name={field.key} defaultValue={initial}>
+            {options.layers.map((v) => (
+              <option key={v} value={v}>
+                {d.layers[v]}
+              </option>
+            ))}
+          </select>
+        </label>
+      );
+    case "group":
+    case "topic":
+      // Free text still: a group that has sent nothing yet can be watched before it does.
+      return (
+        <label>
+          {label} <input name={field.key} list={field.control === "group" ? ids.groups : ids.topics} autoComplete="off" required={field.required} defaultValue={initial} placeholder={field.required ? "" : t.any} />
+        </label>
+      );
+    case "source":
+      return (
+        <label>
+          {label} <input name={field.key} required={field.required} defaultValue={initial} placeholder="rocketmq-client-log:" />
+        </label>
+      );
+    case "count":
+      return (
+        <label>
+          {label} <input name={field.key} type="number" min={0} step={1} required={field.required} defaultValue={initial} />
+        </label>
+      );
+    case "percent":
+      return (
+        <label>
+          {label} <input name={field.key} type="number" min={0} max={100} step="any" required={field.required} defaultValue={initial} />
+        </label>
+      );
+    case "minutes":
+      return (
+        <label>
+          {label} <input name={field.key} type="number" min={1} step={1} required={field.required} defaultValue={value ? Number(value) / 60 : text(field.initial)} />
+        </label>
+      );
+  }
 }

@@ -13,6 +13,8 @@ export interface RuleRow {
   name: string;
   enabled: boolean;
   conditionText: string;
+  /** The summary template; null: the generated summary (lib/alerts/conditions.ts summaryOf). */
+  summary: string | null;
   forSeconds: number;
   severity: RuleInput["severity"];
   state: AlertStateName;
@@ -50,6 +52,9 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
               <td>{r.name}</td>
               <td className="alerts-wrap">
                 {r.conditionText}
+                <div className="alerts-summary">
+                  {t.rulesTable.summary} {r.summary ? <span className="mono">{r.summary}</span> : t.rulesTable.defaultSummary}
+                </div>
                 {r.lastError ? (
                   <div role="alert" className="alerts-error">
                     {r.lastError}

@@ -2,7 +2,8 @@ import { stringify } from "yaml";
 import { FORMATS } from "../../collectors/registry.ts";
 import { prometheusTemplate } from "./annotations.ts";
 import { STORED_COUNTER_LABELS } from "../metrics/exposition.ts";
-import { layersAfter, type Condition } from "./conditions.ts";
+import { kindModule, type Condition } from "./kinds/index.ts";
+import type { Promql } from "./kinds/kind.ts";
 import type { GroupByLabel } from "./series.ts";
 import type { RuleView } from "./repo.ts";
 
@@ -19,16 +20,6 @@ const selector = (labels: Record<string, string | undefined>) => {
 /** A PromQL range or `for:` literal ("15m", "2h", "1d"): Prometheus syntax, not a duration for a reader. */
 const promDuration = (seconds: number) =>
   seconds % 86400 === 0 ? `${seconds / 86400}d` : seconds % 3600 === 0 ? `${seconds / 3600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
-/** The labels each metric a condition reads carries (lib/metrics/exposition.ts), for its `sum by`. */
-const METRIC_LABELS: Record<Condition["kind"], readonly string[]> = {
-  leaked_duplicates: ["group", "topic", "defect"],
-  cause_count: ["group", "topic", "cause"],
-  rebalances: ["group", "topic"],
-  duplicate_rate: ["group"],
-  dedup_miss_rate: ["group"],
-  ingest_silent: [],
-};
-
 /**
  * A store-derived counter is exported alike by every server scraped (STORED_COUNTER_LABELS): one copy of each
  * series, or a sum over N servers counts everything N times. A server's own counters (ingest) are summed as they are.
@@ -38,39 +29,20 @@ function oneCopy(metric: string, expr: string): string {
   return labels === undefined ? expr : `max by (${labels.join(", ")}) (${expr})`;
 }
 
+const FORMAT_NAMES = FORMATS.map((f) => f.name);
+
 /** PromQL for a condition split by `by` (a rule's group_by), or why Prometheus cannot express it with these metrics. */
-export function promqlFor(c: Condition, by: readonly GroupByLabel[] = []): { expr: string } | { unsupported: string } {
-  const missing = by.filter((label) => !METRIC_LABELS[c.kind].includes(label));
+export function promqlFor(c: Condition, by: readonly GroupByLabel[] = []): Promql {
+  const kind = kindModule(c.kind);
+  const missing = by.filter((label) => !kind.metricLabels.includes(label));
   if (missing.length > 0) return { unsupported: `${c.kind} by ${missing.join(", ")}: the metric it reads has no such label` };
   const sum = by.length > 0 ? `sum by (${by.join(", ")})` : "sum";
-  const increase = (metric: string, labels: Record<string, string | undefined>, window: string) => `${sum}(${oneCopy(metric, `increase(${metric}${selector(labels)}[${window}])`)})`;
-  if (c.kind === "ingest_silent") {
-    const format = c.source.replace(/:$/, "");
-    if (!FORMATS.some((f) => f.name === format)) return { unsupported: `ingest_silent for source "${c.source}": metrics are labelled by format, not by source` };
-    return { expr: `${increase("dupscope_ingest_events_total", { format, result: "accepted" }, promDuration(c.silentSeconds))} == 0` };
-  }
-  const w = promDuration(c.windowSeconds);
-  switch (c.kind) {
-    case "leaked_duplicates":
-      return { expr: `${increase("dupscope_leaks_total", { group: c.group, topic: c.topic }, w)} > ${c.threshold}` };
-    case "cause_count":
-      return { expr: `${increase("dupscope_duplicates_total", { group: c.group, topic: c.topic, cause: c.cause }, w)} > ${c.threshold}` };
-    case "rebalances":
-      return { expr: `${increase("dupscope_rebalances_total", { group: c.group, topic: c.topic }, w)} > ${c.threshold}` };
-    case "duplicate_rate": {
-      if (c.topic !== undefined) return { unsupported: `duplicate_rate with a topic: dupscope_keys_total is counted per group only` };
-      const keys = increase("dupscope_keys_total", { group: c.group }, w);
-      return { expr: `(${increase("dupscope_duplicates_total", { group: c.group }, w)} / ${keys}) * 100 > ${c.thresholdPercent} and ${keys} >= ${c.minKeys}` };
-    }
-    case "dedup_miss_rate": {
-      const hits = (layers: string[]) =>
-        `${sum}(${oneCopy("dupscope_dedup_decisions_total", `increase(dupscope_dedup_decisions_total{group=${JSON.stringify(c.group)},decision="hit",layer=~"${layers.join("|")}"}[${w}])`)})`;
-      const later = layersAfter(c.layer);
-      if (later.length === 0) return { unsupported: `dedup_miss_rate of ${c.layer}: no layer comes after it` };
-      const all = hits([c.layer, ...later]);
-      return { expr: `(${hits(later)} / ${all}) * 100 > ${c.thresholdPercent} and ${all} >= ${c.minHits}` };
-    }
-  }
+  return kind.promql(c, {
+    by,
+    formats: FORMAT_NAMES,
+    increase: (metric, matchers, windowSeconds) =>
+      `${sum}(${oneCopy(metric, `increase(${metric}${typeof matchers === "string" ? `{${matchers}}` : selector(matchers)}[${promDuration(windowSeconds)}])`)})`,
+  });
 }
 
 /** Alert names must be metric-name-like in Prometheus; the rule's own name goes into an annotation. */

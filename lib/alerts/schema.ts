@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { channelSchema } from "./channels/config.ts";
 import { unknownPlaceholders } from "./annotations.ts";
-import { conditionSchema } from "./conditions.ts";
-import { GROUP_BY_LABELS, groupableBy } from "./series.ts";
+import { conditionSchema, groupableBy } from "./conditions.ts";
+import { GROUP_BY_LABELS } from "./series.ts";
 
 export const SEVERITIES = ["info", "warning", "critical"] as const;
 

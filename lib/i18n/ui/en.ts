@@ -1,6 +1,6 @@
 import type { ChannelType } from "../../alerts/channels/config.ts";
 import type { AlertMessage } from "../../alerts/channels/message.ts";
-import type { ConditionKind } from "../../alerts/conditions.ts";
+import { kindTitles, type ConditionFieldKey } from "../../alerts/kinds/index.ts";
 import type { NOTIFICATION_STATUSES } from "../../alerts/history.ts";
 import type { SEVERITIES } from "../../alerts/schema.ts";
 import type { AlertStateName } from "../../alerts/state-machine.ts";
@@ -399,6 +399,9 @@ export const en = {
       /** `for` of 0: the rule fires at the first breach. */
       forZero: "0 s",
       notEvaluated: "not evaluated yet",
+      summary: "summary:",
+      /** A rule without a summary template: what summaryOf writes (lib/alerts/conditions.ts). */
+      defaultSummary: "the condition, the alert's labels and its value (default)",
     },
     firingsTable: {
       label: "Firing history",
@@ -421,26 +424,10 @@ export const en = {
     ruleForm: {
       name: "Name",
       condition: "Condition",
-      kinds: {
-        leaked_duplicates: "Leaked duplicates > N",
-        duplicate_rate: "Duplicates per 100 keys > X %",
-        cause_count: "Duplicates of one cause > N",
-        rebalances: "Rebalances of a group > N",
-        dedup_miss_rate: "Dedup layer miss rate > X %",
-        ingest_silent: "Source silent for longer than T",
-      } satisfies Record<ConditionKind, string>,
-      cause: "Cause",
-      layer: "Layer that misses",
-      group: "Consumer group",
-      topic: "Topic",
+      kinds: kindTitles("en"),
+      /** The condition's fields, by their keys in the API. */
+      fields: { cause: "Cause", layer: "Layer that misses", group: "Consumer group", topic: "Topic", source: "Source starts with", threshold: "More than", thresholdPercent: "More than (%)", minKeys: "At least keys", minHits: "At least hits", windowSeconds: "Window (minutes)", silentSeconds: "Silent for (minutes)" } satisfies Record<ConditionFieldKey, string>,
       any: "any",
-      source: "Source starts with",
-      threshold: "More than",
-      thresholdPercent: "More than (%)",
-      minKeys: "At least keys",
-      minHits: "At least hits",
-      window: "Window (minutes)",
-      silent: "Silent for (minutes)",
       forSeconds: "For (seconds)",
       repeat: "Repeat every (minutes, 0: never)",
       severity: "Severity",
@@ -454,6 +441,8 @@ export const en = {
       previewNothing: "Would fire now for nothing.",
       previewFor: (list: string) => `Would fire now for: ${list}`,
       previewWhole: "Would fire now.",
+      previewAlerts: "The alerts it would fire now",
+      previewKeys: (keys: string, more: boolean) => `keys ${keys}${more ? " …" : ""}`,
       channels: "Channels",
       noChannels: "none yet: add one below",
       enabled: "Enabled",

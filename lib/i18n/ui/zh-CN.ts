@@ -1,3 +1,4 @@
+import { kindTitles } from "../../alerts/kinds/index.ts";
 import type { Dictionary } from "./en.ts";
 
 /** The UI's own words in Simplified Chinese, typed as the English table (en.ts): every entry, the same shapes. */
@@ -377,6 +378,8 @@ export const zhCN: Dictionary = {
       cols: { state: "状态", rule: "规则", condition: "条件", for: "持续", severity: "级别", lastValue: "最新值", channels: "通知渠道" },
       evaluatedAt: (when) => `评估于 ${when}`,
       forZero: "0 秒",
+      summary: "摘要：",
+      defaultSummary: "条件、告警的标签和当前值（默认）",
       notEvaluated: "尚未评估",
     },
     firingsTable: {
@@ -400,26 +403,9 @@ export const zhCN: Dictionary = {
     ruleForm: {
       name: "名称",
       condition: "条件",
-      kinds: {
-        leaked_duplicates: "泄漏的重复消费 > N",
-        duplicate_rate: "每 100 个业务键的重复消费 > X %",
-        cause_count: "某一原因的重复消费 > N",
-        rebalances: "消费组的重平衡次数 > N",
-        dedup_miss_rate: "防重层漏拦率 > X %",
-        ingest_silent: "数据源静默超过 T",
-      },
-      cause: "原因",
-      layer: "漏拦的防重层",
-      group: "消费组",
-      topic: "主题",
+      kinds: kindTitles("zh-CN"),
+      fields: { cause: "原因", layer: "漏拦的防重层", group: "消费组", topic: "主题", source: "数据源前缀", threshold: "超过", thresholdPercent: "超过（%）", minKeys: "最少业务键数", minHits: "最少命中数", windowSeconds: "时间窗口（分钟）", silentSeconds: "静默时长（分钟）" },
       any: "任意",
-      source: "数据源前缀",
-      threshold: "超过",
-      thresholdPercent: "超过（%）",
-      minKeys: "最少业务键数",
-      minHits: "最少命中数",
-      window: "时间窗口（分钟）",
-      silent: "静默时长（分钟）",
       forSeconds: "持续多久后触发（秒）",
       repeat: "重复提醒间隔（分钟，0 表示不提醒）",
       severity: "级别",
@@ -433,6 +419,8 @@ export const zhCN: Dictionary = {
       previewNothing: "现在不会对任何对象触发。",
       previewFor: (list) => `现在会触发：${list}`,
       previewWhole: "现在会触发。",
+      previewAlerts: "现在会触发的告警",
+      previewKeys: (keys, more) => `业务键 ${keys}${more ? " …" : ""}`,
       channels: "通知渠道",
       noChannels: "暂无：请在下方添加",
       enabled: "启用",
