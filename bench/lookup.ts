@@ -10,7 +10,7 @@ import http from "node:http";
 import path from "node:path";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { findFormat } from "../collectors/registry.ts";
-import { diagnoseKey } from "../lib/diagnosis/diagnose.ts";
+import { diagnoseKey, mayPairDeliveries } from "../lib/diagnosis/diagnose.ts";
 import { renderReport } from "../lib/views/key-report.ts";
 import type { NormalizedEvent } from "../lib/events/model.ts";
 import { MINUTE, HOUR, SIM_EPOCH } from "../lib/simulator/clock.ts";
@@ -276,13 +276,15 @@ interface InProcess {
   diagnose: Timings;
   render: Timings;
   json: Timings;
+  /** The keys with two deliveries in a group, the only ones that read the groups' state (mayPairDeliveries). */
+  paired: Timings;
   events: number[];
   context: number[];
   queries: Query[][];
 }
 
 function inProcessTimings(): InProcess {
-  return { total: new Timings(), load: new Timings(), diagnose: new Timings(), render: new Timings(), json: new Timings(), events: [], context: [], queries: [] };
+  return { total: new Timings(), load: new Timings(), diagnose: new Timings(), render: new Timings(), json: new Timings(), paired: new Timings(), events: [], context: [], queries: [] };
 }
 
 /** keyReport's steps with a clock around each, then the JSON the route sends: where the time goes, without HTTP. */
@@ -303,6 +305,7 @@ async function inProcessLookup(driver: SqlDriver, key: string, into: InProcess):
   into.render.add(t3 - t2);
   into.json.add(t4 - t3);
   into.total.add(t4 - t0);
+  if (mayPairDeliveries(key, input.events)) into.paired.add(t4 - t0);
   into.events.push(input.events.length);
   into.context.push(input.context.length);
   into.queries.push(queries);
@@ -388,6 +391,8 @@ async function measure(driver: SqlDriver, url: string): Promise<void> {
     printRow("  JSON.stringify", local.json);
     printRow("same lookup in process without reading the groups' state", noMembers.total);
     printRow("  loadDiagnosisInputs without the members and holdings statements", noMembers.load);
+    printRow(`keys with two deliveries in a group (${fmt(local.paired.values.length)}), in process`, local.paired);
+    printRow("  the same keys without reading the groups' state", noMembers.paired);
     printRow(`bare SQL: loadDiagnosisInputs' ${median(local.queries.map((q) => q.length))} queries, from Node`, sql);
     printRow("bare SQL: SELECT … FROM events WHERE biz_key = $1", indexed);
     console.log("");
@@ -399,6 +404,11 @@ async function measure(driver: SqlDriver, url: string): Promise<void> {
     console.log(
       `reading the groups' state (members, holdings): in process p50 ${ms(withRead.p50)} against ${ms(without.p50)} ms without (${signedPct(withRead.p50, without.p50)}), ` +
         `p95 ${ms(withRead.p95)} against ${ms(without.p95)} ms (${signedPct(withRead.p95, without.p95)}); target within +${MEMBERS_BUDGET_PCT}%`,
+    );
+    const [pairedWith, pairedWithout] = [local.paired.stats(), noMembers.paired.stats()];
+    console.log(
+      `  of them the keys with two deliveries in a group: p50 ${ms(pairedWith.p50)} against ${ms(pairedWithout.p50)} ms (${signedPct(pairedWith.p50, pairedWithout.p50)}), ` +
+        `p95 ${ms(pairedWith.p95)} against ${ms(pairedWithout.p95)} ms (${signedPct(pairedWith.p95, pairedWithout.p95)})`,
     );
     const p95 = overHttp.stats().p95;
     console.log(`${p95 < TARGET_P95_MS ? "PASS" : "FAIL"}: HTTP p95 ${ms(p95)} ms (target < ${TARGET_P95_MS} ms)`);
