@@ -52,5 +52,5 @@ export function EventTable({ events, recordLabel, words, more }: { events: Norma
       ),
     },
   ];
-  return <DataTable columns={columns} rows={events} rowKey={(e) => e.id} more={more} />;
+  return <DataTable columns={columns} rows={events} rowKey={(e) => e.id} more={more} testId="events" />;
 }
