@@ -11,7 +11,7 @@ const text = (value: string | number | null | undefined) => (value === null || v
 /**
  * Raw events, one row each, under their event-model field names. Each row is the target of the timeline's marks
  * (`#ev-<id>`) and unfolds the event's detail: the collector's record (trace record, log template, broker line).
- * When, what, where and the message stay in sight; the delivery counters and the record fold first.
+ * When, what, where and which message stay in sight; the delivery counters and the record fold first.
  */
 export function EventTable({ events, recordLabel, words, more }: { events: NormalizedEvent[]; recordLabel: string; words: Words; more: string }) {
   const c = words.cols;
@@ -20,17 +20,18 @@ export function EventTable({ events, recordLabel, words, more }: { events: Norma
       id: "time",
       header: c.time,
       mono: true,
+      wrap: "text",
       cellId: (e) => `ev-${e.id}`,
       title: (e) => `${e.ts} (${words.precision[e.tsPrecision]})`,
       cell: (e) => formatTime(e.ts, { precision: e.tsPrecision }),
     },
     { id: "kind", header: c.kind, title: (e) => e.kind, cell: (e) => words.kinds[e.kind] },
-    { id: "instance", header: c.instance, mono: true, wrap: "id", minWidth: "10ch", title: (e) => text(e.instance), cell: (e) => e.instance },
-    { id: "group", header: c.group, mono: true, wrap: "id", minWidth: "10ch", title: (e) => text(e.group), cell: (e) => e.group },
+    { id: "instance", header: c.instance, mono: true, wrap: "id", minWidth: "16ch", title: (e) => text(e.instance), cell: (e) => e.instance },
+    { id: "group", header: c.group, mono: true, cell: (e) => e.group },
     { id: "topic", header: c.topic, mono: true, wrap: "id", priority: 2, title: (e) => text(e.topic), cell: (e) => e.topic },
     { id: "queue", header: c.queue, mono: true, wrap: "id", priority: 2, title: (e) => text(e.queue), cell: (e) => e.queue },
     { id: "offset", header: c.offset, mono: true, priority: 3, cell: (e) => e.queueOffset },
-    { id: "msgId", header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", priority: 2, title: (e) => text(e.msgId), cell: (e) => e.msgId },
+    { id: "msgId", header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", title: (e) => text(e.msgId), cell: (e) => e.msgId },
     { id: "offsetMsgId", header: c.offsetMsgId, mono: true, wrap: "id", minWidth: "12ch", priority: 3, title: (e) => text(e.offsetMsgId), cell: (e) => e.offsetMsgId },
     { id: "retry", header: c.retry, priority: 3, cell: (e) => e.retryTimes },
     { id: "redelivered", header: c.redelivered, priority: 3, cell: (e) => yesNo(e.redelivered, words) },

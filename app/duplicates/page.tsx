@@ -52,9 +52,10 @@ export default async function DuplicatesPage({ searchParams }: Props) {
   const csv = `/api/v1/duplicates.csv?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
   const c = t.duplicates.cols;
   const columns: Column<(typeof page.items)[number]>[] = [
-    { id: "time", header: c.when, mono: true, cell: (d) => formatTime(d.secondTs) },
+    // Date and time may take two lines, so a narrow box keeps its room for the cause and the instances.
+    { id: "time", header: c.when, mono: true, wrap: "text", cell: (d) => formatTime(d.secondTs) },
     { id: "key", header: c.key, mono: true, cell: (d) => <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> },
-    { id: "group", header: c.group, wrap: "id", cell: (d) => d.group },
+    { id: "group", header: c.group, cell: (d) => d.group },
     {
       id: "cause",
       header: c.cause,
@@ -94,7 +95,8 @@ export default async function DuplicatesPage({ searchParams }: Props) {
       header: c.instances,
       mono: true,
       wrap: "id",
-      minWidth: "12ch",
+      // One instance and its arrow to a line.
+      minWidth: "18ch",
       title: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
       cell: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
     },

@@ -5,7 +5,7 @@ import type { AlertView } from "@/lib/alerts/repo.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { AckControl } from "./AckControl.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
@@ -32,7 +32,7 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
   const columns: Column<AlertRow>[] = [
     { id: "state", header: c.state, cell: (a) => <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} /> },
     { id: "rule", header: c.rule, wrap: "text", cell: (a) => <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a> },
-    { id: "labels", header: c.labels, mono: true, wrap: "id", maxWidth: "32rem", cell: (a) => setOf(a) || <span className="muted">{t.alertsTable.wholeRule}</span> },
+    { id: "labels", header: c.labels, mono: true, wrap: "id", minWidth: "16ch", maxWidth: "32rem", cell: (a) => setOf(a) || <span className="muted">{t.alertsTable.wholeRule}</span> },
     { id: "value", header: c.value, num: true, priority: 2, cell: (a) => (a.lastValue === null ? "–" : Number(a.lastValue.toFixed(2))) },
     { id: "since", header: c.since, mono: true, cell: (a) => (a.activeSince ? when(a.activeSince) : "–") },
     {

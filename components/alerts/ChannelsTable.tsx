@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { DeleteButton } from "./DeleteButton.tsx";
 
 export interface ChannelRow {

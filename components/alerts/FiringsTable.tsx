@@ -5,7 +5,7 @@ import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { firingSummary } from "@/lib/i18n/condition.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
 /** What the table shows of a firing: the history's own view of it. */

@@ -4,7 +4,7 @@ import type { NOTIFICATION_STATUSES, NotificationView } from "@/lib/alerts/histo
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 
 /** What the table shows of a notification: the history's own view of it. */
 export type NotificationRow = Pick<

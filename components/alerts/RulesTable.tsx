@@ -5,7 +5,7 @@ import { formatDuration } from "@/lib/format/duration.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { DeleteButton } from "./DeleteButton.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 

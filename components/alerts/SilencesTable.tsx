@@ -3,7 +3,7 @@ import type { SilenceView } from "@/lib/alerts/silences.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
-import { DataTable, type Column } from "../DataTable.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { DeleteButton } from "./DeleteButton.tsx";
 
 const when = (iso: string) => formatTime(Date.parse(iso), { precision: "min" });
@@ -16,7 +16,7 @@ export function SilencesTable({ silences, locale }: { silences: SilenceView[]; l
   const matchersOf = (s: SilenceView) => formatMatchers(s.matchers).split("\n").join(", ");
   const columns: Column<SilenceView>[] = [
     { id: "state", header: t.cols.state, cell: (s) => <span className={`alerts-state alerts-silence-${s.state}`}>{t.states[s.state]}</span> },
-    { id: "matchers", header: t.cols.matchers, mono: true, wrap: "id", maxWidth: "32rem", cell: (s) => matchersOf(s) },
+    { id: "matchers", header: t.cols.matchers, mono: true, wrap: "id", minWidth: "16ch", maxWidth: "32rem", cell: (s) => matchersOf(s) },
     { id: "starts", header: t.cols.starts, mono: true, priority: 2, cell: (s) => when(s.startsAt) },
     { id: "ends", header: t.cols.ends, mono: true, cell: (s) => when(s.endsAt) },
     { id: "by", header: t.cols.by, cell: (s) => s.createdBy },
