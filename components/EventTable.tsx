@@ -1,3 +1,4 @@
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import type { NormalizedEvent } from "@/lib/events/model.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
@@ -5,55 +6,52 @@ import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 type Words = Dictionary["eventsTable"];
 
 const yesNo = (value: boolean | null, w: Words) => (value === null ? "" : value ? w.yes : w.no);
+const text = (value: string | number | null | undefined) => (value === null || value === undefined ? undefined : String(value));
 
 /**
  * Raw events, one row each, under their event-model field names. Each row is the target of the timeline's marks
  * (`#ev-<id>`) and unfolds the event's detail: the collector's record (trace record, log template, broker line).
+ * When, what, where and which message stay in sight; the delivery counters and the record fold first.
  */
-export function EventTable({ events, recordLabel, words }: { events: NormalizedEvent[]; recordLabel: string; words: Words }) {
+export function EventTable({ events, recordLabel, words, more }: { events: NormalizedEvent[]; recordLabel: string; words: Words; more: string }) {
   const c = words.cols;
-  return (
-    <div className="table-wrap">
-      <table className="events">
-        <thead>
-          <tr>
-            {[c.time, c.kind, c.instance, c.group, c.topic, c.queue, c.offset, c.msgId, c.offsetMsgId, c.retry, c.redelivered, c.success, c.source].map((label) => (
-              <th key={label} scope="col">
-                {label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((e) => (
-            <tr key={e.id}>
-              <td id={`ev-${e.id}`} className="mono" title={`${e.ts} (${words.precision[e.tsPrecision]})`}>
-                {formatTime(e.ts, { precision: e.tsPrecision })}
-              </td>
-              <td title={e.kind}>{words.kinds[e.kind]}</td>
-              <td className="mono">{e.instance}</td>
-              <td className="mono">{e.group}</td>
-              <td className="mono">{e.topic}</td>
-              <td className="mono">{e.queue}</td>
-              <td className="mono">{e.queueOffset}</td>
-              <td className="mono">{e.msgId}</td>
-              <td className="mono">{e.offsetMsgId}</td>
-              <td>{e.retryTimes}</td>
-              <td>{yesNo(e.redelivered, words)}</td>
-              <td>{yesNo(e.success, words)}</td>
-              <td className="mono raw">
-                <details>
-                  <summary>{e.source}</summary>
-                  <span className="muted">
-                    {recordLabel} <code>{e.id}</code>
-                  </span>
-                  <pre>{JSON.stringify(e.detail, null, 2)}</pre>
-                </details>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<NormalizedEvent>[] = [
+    {
+      id: "time",
+      header: c.time,
+      mono: true,
+      wrap: "text",
+      cellId: (e) => `ev-${e.id}`,
+      title: (e) => `${e.ts} (${words.precision[e.tsPrecision]})`,
+      cell: (e) => formatTime(e.ts, { precision: e.tsPrecision }),
+    },
+    { id: "kind", header: c.kind, title: (e) => e.kind, cell: (e) => words.kinds[e.kind] },
+    { id: "instance", header: c.instance, mono: true, wrap: "id", minWidth: "16ch", title: (e) => text(e.instance), cell: (e) => e.instance },
+    { id: "group", header: c.group, mono: true, cell: (e) => e.group },
+    { id: "topic", header: c.topic, mono: true, wrap: "id", priority: 2, title: (e) => text(e.topic), cell: (e) => e.topic },
+    { id: "queue", header: c.queue, mono: true, wrap: "id", priority: 2, title: (e) => text(e.queue), cell: (e) => e.queue },
+    { id: "offset", header: c.offset, mono: true, priority: 3, cell: (e) => e.queueOffset },
+    { id: "msgId", header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", title: (e) => text(e.msgId), cell: (e) => e.msgId },
+    { id: "offsetMsgId", header: c.offsetMsgId, mono: true, wrap: "id", minWidth: "12ch", priority: 3, title: (e) => text(e.offsetMsgId), cell: (e) => e.offsetMsgId },
+    { id: "retry", header: c.retry, priority: 3, cell: (e) => e.retryTimes },
+    { id: "redelivered", header: c.redelivered, priority: 3, cell: (e) => yesNo(e.redelivered, words) },
+    { id: "success", header: c.success, priority: 3, cell: (e) => yesNo(e.success, words) },
+    {
+      id: "source",
+      header: c.source,
+      mono: true,
+      wrap: "id",
+      priority: 2,
+      cell: (e) => (
+        <details className="raw">
+          <summary>{e.source}</summary>
+          <span className="muted">
+            {recordLabel} <code>{e.id}</code>
+          </span>
+          <pre>{JSON.stringify(e.detail, null, 2)}</pre>
+        </details>
+      ),
+    },
+  ];
+  return <DataTable columns={columns} rows={events} rowKey={(e) => e.id} more={more} testId="events" />;
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { CAUSE_COLORS } from "@/components/charts/palette.ts";
 import { causeName, defectName, describeClockSkew, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
@@ -50,6 +51,57 @@ export default async function DuplicatesPage({ searchParams }: Props) {
   };
   const csv = `/api/v1/duplicates.csv?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`;
   const c = t.duplicates.cols;
+  const columns: Column<(typeof page.items)[number]>[] = [
+    // Date and time may take two lines, so a narrow box keeps its room for the cause and the instances.
+    { id: "time", header: c.when, mono: true, wrap: "text", cell: (d) => formatTime(d.secondTs) },
+    { id: "key", header: c.key, mono: true, cell: (d) => <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> },
+    { id: "group", header: c.group, cell: (d) => d.group },
+    {
+      id: "cause",
+      header: c.cause,
+      wrap: "text",
+      cell: (d) => (
+        <>
+          <span className="swatch" style={{ background: CAUSE_COLORS[d.cause as Cause] ?? CAUSE_COLORS.unknown }} aria-hidden="true" />
+          {causeName(d.cause as Cause, locale)}
+        </>
+      ),
+    },
+    {
+      id: "outcome",
+      header: c.outcome,
+      wrap: "text",
+      cell: (d) => (
+        <>
+          <span className={`outcome ${d.outcome}`}>{outcomeName(d.outcome as Outcome, locale)}</span>
+          {d.layer ? ` (${t.layers[d.layer as keyof typeof t.layers] ?? d.layer})` : d.defect ? ` (${defectName(d.defect as Defect, locale)})` : ""}
+        </>
+      ),
+    },
+    {
+      id: "gap",
+      header: c.gap,
+      num: true,
+      wrap: "text",
+      cell: (d) => (
+        <>
+          {formatDuration(d.gapMs, locale)}
+          {d.clockSkewMs > 0 ? <span className="muted clock-skew"> ({describeClockSkew(d.clockSkewMs, { locale })})</span> : null}
+        </>
+      ),
+    },
+    {
+      id: "instances",
+      header: c.instances,
+      mono: true,
+      wrap: "id",
+      // One instance and its arrow to a line.
+      minWidth: "18ch",
+      title: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
+      cell: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
+    },
+    { id: "msgId", header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", priority: 2, title: (d) => d.msgId ?? undefined, cell: (d) => d.msgId },
+  ];
   return (
     <>
       <h1>{t.duplicates.title}</h1>
@@ -82,51 +134,7 @@ export default async function DuplicatesPage({ searchParams }: Props) {
       {page.items.length === 0 ? (
         <p role="status">{t.duplicates.none}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="data" data-testid="duplicates">
-            <thead>
-              <tr>
-                <th scope="col">{c.when}</th>
-                <th scope="col">{c.key}</th>
-                <th scope="col">{c.group}</th>
-                <th scope="col">{c.cause}</th>
-                <th scope="col">{c.outcome}</th>
-                <th scope="col" className="num">
-                  {c.gap}
-                </th>
-                <th scope="col">{c.instances}</th>
-                <th scope="col">{c.msgId}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((d) => (
-                <tr key={`${d.bizKey}-${d.secondTs}-${d.group}`}>
-                  <td className="mono">{formatTime(d.secondTs)}</td>
-                  <td className="mono">
-                    <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link>
-                  </td>
-                  <td>{d.group}</td>
-                  <td>
-                    <span className="swatch" style={{ background: CAUSE_COLORS[d.cause as Cause] ?? CAUSE_COLORS.unknown }} aria-hidden="true" />
-                    {causeName(d.cause as Cause, locale)}
-                  </td>
-                  <td>
-                    <span className={`outcome ${d.outcome}`}>{outcomeName(d.outcome as Outcome, locale)}</span>
-                    {d.layer ? ` (${t.layers[d.layer as keyof typeof t.layers] ?? d.layer})` : d.defect ? ` (${defectName(d.defect as Defect, locale)})` : ""}
-                  </td>
-                  <td className="num">
-                    {formatDuration(d.gapMs, locale)}
-                    {d.clockSkewMs > 0 ? <span className="muted clock-skew"> ({describeClockSkew(d.clockSkewMs, { locale })})</span> : null}
-                  </td>
-                  <td className="mono">
-                    {d.firstInstance ?? "?"} → {d.secondInstance ?? "?"}
-                  </td>
-                  <td className="mono">{d.msgId}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={columns} rows={page.items} rowKey={(d) => `${d.bizKey}-${d.secondTs}-${d.group}`} more={t.table.more} testId="duplicates" />
       )}
       <nav className="pager" aria-label={t.duplicates.title}>
         {cursor ? <Link href={`/duplicates${withParams({})}`}>{t.duplicates.first}</Link> : null}

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { requestText } from "@/lib/i18n/request.ts";
 import { filterQuery, parseFilters, type SearchParams } from "@/lib/queries/filters.ts";
@@ -23,6 +24,14 @@ export default async function GroupsPage({ searchParams }: Props) {
   const [groups, choices] = await Promise.all([groupList(driver, f), filterChoices(driver, f)]);
   const fmt = (n: number) => n.toLocaleString(locale);
   const keep = filterQuery(f, { group: null });
+  const columns: Column<(typeof groups)[number]>[] = [
+    { id: "group", header: t.groups.group, wrap: "id", title: (g) => g.group, cell: (g) => <Link href={`/groups/${encodeURIComponent(g.group)}${keep}`}>{g.group}</Link> },
+    { id: "keys", header: t.groups.keys, num: true, cell: (g) => fmt(g.keys) },
+    { id: "rate", header: t.groups.rate, num: true, cell: (g) => `${(g.rate * 100).toFixed(1)}%` },
+    { id: "duplicates", header: t.groups.duplicates, num: true, cell: (g) => fmt(g.duplicates) },
+    { id: "leaked", header: t.groups.leaked, num: true, cell: (g) => fmt(g.leaked) },
+    { id: "rebalances", header: t.groups.rebalances, num: true, cell: (g) => fmt(g.rebalances) },
+  ];
   return (
     <>
       <h1>{t.groups.title}</h1>
@@ -31,44 +40,7 @@ export default async function GroupsPage({ searchParams }: Props) {
       {groups.length === 0 ? (
         <p role="status">{t.groups.none}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="data" data-testid="groups">
-            <thead>
-              <tr>
-                <th scope="col">{t.groups.group}</th>
-                <th scope="col" className="num">
-                  {t.groups.keys}
-                </th>
-                <th scope="col" className="num">
-                  {t.groups.rate}
-                </th>
-                <th scope="col" className="num">
-                  {t.groups.duplicates}
-                </th>
-                <th scope="col" className="num">
-                  {t.groups.leaked}
-                </th>
-                <th scope="col" className="num">
-                  {t.groups.rebalances}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {groups.map((g) => (
-                <tr key={g.group}>
-                  <td>
-                    <Link href={`/groups/${encodeURIComponent(g.group)}${keep}`}>{g.group}</Link>
-                  </td>
-                  <td className="num">{fmt(g.keys)}</td>
-                  <td className="num">{(g.rate * 100).toFixed(1)}%</td>
-                  <td className="num">{fmt(g.duplicates)}</td>
-                  <td className="num">{fmt(g.leaked)}</td>
-                  <td className="num">{fmt(g.rebalances)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={columns} rows={groups} rowKey={(g) => g.group} testId="groups" />
       )}
     </>
   );

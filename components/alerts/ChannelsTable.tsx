@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { DeleteButton } from "./DeleteButton.tsx";
 
 export interface ChannelRow {
@@ -16,33 +17,21 @@ export function ChannelsTable({ channels, locale }: { channels: ChannelRow[]; lo
   const t = dictionary(locale).alerts;
   const c = t.channelsTable.cols;
   if (channels.length === 0) return <p className="muted">{t.channelsTable.empty}</p>;
-  return (
-    <div className="table-wrap">
-      <table className="events" aria-label={t.channelsTable.label}>
-        <thead>
-          <tr>
-            <th>{c.channel}</th>
-            <th>{c.type}</th>
-            <th>{c.target}</th>
-            <th>{c.enabled}</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {channels.map((ch) => (
-            <tr key={ch.id}>
-              <td>{ch.name}</td>
-              <td>{t.channelTypes[ch.type]}</td>
-              <td className="mono alerts-wrap">{ch.target}</td>
-              <td>{ch.enabled ? t.channelsTable.yes : t.channelsTable.no}</td>
-              <td className="alerts-actions">
-                <Link href={`/alerts?editChannel=${encodeURIComponent(ch.id)}#channel-form`}>{t.edit}</Link>{" "}
-                <DeleteButton url={`/api/v1/alerts/channels/${ch.id}`} question={t.confirmDeleteChannel(ch.name)} locale={locale} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<ChannelRow>[] = [
+    { id: "channel", header: c.channel, wrap: "text", cell: (ch) => ch.name },
+    { id: "type", header: c.type, cell: (ch) => t.channelTypes[ch.type] },
+    { id: "target", header: c.target, mono: true, wrap: "id", maxWidth: "32rem", title: (ch) => ch.target, cell: (ch) => ch.target },
+    { id: "enabled", header: c.enabled, cell: (ch) => (ch.enabled ? t.channelsTable.yes : t.channelsTable.no) },
+    {
+      id: "actions",
+      header: null,
+      cell: (ch) => (
+        <>
+          <Link href={`/alerts?editChannel=${encodeURIComponent(ch.id)}#channel-form`}>{t.edit}</Link>{" "}
+          <DeleteButton url={`/api/v1/alerts/channels/${ch.id}`} question={t.confirmDeleteChannel(ch.name)} locale={locale} />
+        </>
+      ),
+    },
+  ];
+  return <DataTable columns={columns} rows={channels} rowKey={(ch) => ch.id} label={t.channelsTable.label} />;
 }

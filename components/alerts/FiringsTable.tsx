@@ -5,6 +5,7 @@ import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { firingSummary } from "@/lib/i18n/condition.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
 /** What the table shows of a firing: the history's own view of it. */
@@ -12,45 +13,32 @@ export type FiringRow = Pick<FiringView, "id" | "ruleName" | "severity" | "summa
 
 /** The firing history, newest first, each with the keys that made it fire. */
 export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale: Locale }) {
-  const t = dictionary(locale).alerts;
+  const d = dictionary(locale);
+  const t = d.alerts;
   const c = t.firingsTable.cols;
   if (firings.length === 0) return <p className="muted">{t.firingsTable.empty}</p>;
-  return (
-    <div className="table-wrap">
-      <table className="events" aria-label={t.firingsTable.label}>
-        <thead>
-          <tr>
-            <th>{c.fired}</th>
-            <th>{c.resolved}</th>
-            <th>{c.rule}</th>
-            <th>{c.severity}</th>
-            <th>{c.what}</th>
-            <th>{c.keys}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {firings.map((f) => (
-            <tr key={f.id}>
-              <td className="mono">{formatTime(Date.parse(f.firedAt), { precision: "s" })}</td>
-              <td className="mono">{f.resolvedAt ? formatTime(Date.parse(f.resolvedAt), { precision: "s" }) : <StateBadge state="firing" locale={locale} />}</td>
-              <td>{f.ruleName}</td>
-              {/* The severity the rule had when it fired, as stored. */}
-              <td>{t.severities[f.severity as RuleInput["severity"]] ?? f.severity}</td>
-              <td className="alerts-wrap">{firingSummary(f, locale)}</td>
-              <td className="alerts-wrap">
-                {f.keys.map((k, i) => (
-                  <span key={k}>
-                    {i > 0 ? ", " : ""}
-                    <Link href={`/keys/${encodeURIComponent(k)}`} className="mono">
-                      {k}
-                    </Link>
-                  </span>
-                ))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<FiringRow>[] = [
+    { id: "time", header: c.fired, mono: true, cell: (f) => formatTime(Date.parse(f.firedAt), { precision: "s" }) },
+    { id: "resolved", header: c.resolved, mono: true, cell: (f) => (f.resolvedAt ? formatTime(Date.parse(f.resolvedAt), { precision: "s" }) : <StateBadge state="firing" locale={locale} />) },
+    { id: "rule", header: c.rule, wrap: "text", cell: (f) => f.ruleName },
+    // The severity the rule had when it fired, as stored.
+    { id: "severity", header: c.severity, priority: 2, cell: (f) => t.severities[f.severity as RuleInput["severity"]] ?? f.severity },
+    { id: "what", header: c.what, wrap: "text", maxWidth: "32rem", cell: (f) => firingSummary(f, locale) },
+    {
+      id: "keys",
+      header: c.keys,
+      wrap: "text",
+      maxWidth: "32rem",
+      cell: (f) =>
+        f.keys.map((k, i) => (
+          <span key={k}>
+            {i > 0 ? ", " : ""}
+            <Link href={`/keys/${encodeURIComponent(k)}`} className="mono">
+              {k}
+            </Link>
+          </span>
+        )),
+    },
+  ];
+  return <DataTable columns={columns} rows={firings} rowKey={(f) => String(f.id)} more={d.table.more} label={t.firingsTable.label} />;
 }

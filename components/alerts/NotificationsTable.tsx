@@ -4,6 +4,7 @@ import type { NOTIFICATION_STATUSES, NotificationView } from "@/lib/alerts/histo
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 
 /** What the table shows of a notification: the history's own view of it. */
 export type NotificationRow = Pick<
@@ -13,43 +14,35 @@ export type NotificationRow = Pick<
 
 /** Notifications that failed or are being retried, with the reason the receiver or the network gave. */
 export function NotificationsTable({ notifications, locale }: { notifications: NotificationRow[]; locale: Locale }) {
-  const t = dictionary(locale).alerts;
+  const d = dictionary(locale);
+  const t = d.alerts;
   const c = t.notificationsTable.cols;
   if (notifications.length === 0) return <p className="muted">{t.notificationsTable.empty}</p>;
-  return (
-    <div className="table-wrap">
-      <table className="events" aria-label={t.notificationsTable.label}>
-        <thead>
-          <tr>
-            <th>{c.created}</th>
-            <th>{c.rule}</th>
-            <th>{c.channel}</th>
-            <th>{c.event}</th>
-            <th>{c.status}</th>
-            <th>{c.attempts}</th>
-            <th>{c.error}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {notifications.map((n) => (
-            <tr key={n.id}>
-              <td className="mono">{formatTime(Date.parse(n.createdAt), { precision: "s" })}</td>
-              <td>{n.ruleName}</td>
-              <td>
-                {n.channelName} <span className="muted">({t.channelTypes[n.channelType as ChannelType] ?? n.channelType})</span>
-              </td>
-              <td>{t.events[n.event as AlertMessage["event"]] ?? n.event}</td>
-              <td>
-                {n.status === "pending"
-                  ? t.notificationsTable.retryingAt(formatTime(Date.parse(n.nextAttemptAt), { precision: "s", date: "none", zone: true }))
-                  : (t.statuses[n.status as (typeof NOTIFICATION_STATUSES)[number]] ?? n.status)}
-              </td>
-              <td>{n.attempts}</td>
-              <td className="alerts-wrap">{n.lastError}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<NotificationRow>[] = [
+    { id: "time", header: c.created, mono: true, cell: (n) => formatTime(Date.parse(n.createdAt), { precision: "s" }) },
+    { id: "rule", header: c.rule, wrap: "text", cell: (n) => n.ruleName },
+    {
+      id: "channel",
+      header: c.channel,
+      wrap: "text",
+      cell: (n) => (
+        <>
+          {n.channelName} <span className="muted">({t.channelTypes[n.channelType as ChannelType] ?? n.channelType})</span>
+        </>
+      ),
+    },
+    { id: "event", header: c.event, priority: 2, cell: (n) => t.events[n.event as AlertMessage["event"]] ?? n.event },
+    {
+      id: "status",
+      header: c.status,
+      wrap: "text",
+      cell: (n) =>
+        n.status === "pending"
+          ? t.notificationsTable.retryingAt(formatTime(Date.parse(n.nextAttemptAt), { precision: "s", date: "none", zone: true }))
+          : (t.statuses[n.status as (typeof NOTIFICATION_STATUSES)[number]] ?? n.status),
+    },
+    { id: "attempts", header: c.attempts, num: true, priority: 2, cell: (n) => n.attempts },
+    { id: "error", header: c.error, wrap: "text", maxWidth: "32rem", cell: (n) => n.lastError },
+  ];
+  return <DataTable columns={columns} rows={notifications} rowKey={(n) => String(n.id)} more={d.table.more} label={t.notificationsTable.label} />;
 }

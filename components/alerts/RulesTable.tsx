@@ -5,6 +5,7 @@ import { formatDuration } from "@/lib/format/duration.ts";
 import { formatTime } from "@/lib/format/time.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { DeleteButton } from "./DeleteButton.tsx";
 import { StateBadge } from "./StateBadge.tsx";
 
@@ -13,11 +14,11 @@ export interface RuleRow {
   name: string;
   enabled: boolean;
   conditionText: string;
-  /** The summary template; null: the generated summary (lib/alerts/conditions.ts summaryOf). */
-  summary: string | null;
   forSeconds: number;
   severity: RuleInput["severity"];
   state: AlertStateName;
+  /** The summary template; null: the generated summary (lib/alerts/conditions.ts summaryOf). */
+  summary: string | null;
   lastValue: number | null;
   lastEvalAt: string | null;
   lastError: string | null;
@@ -25,55 +26,54 @@ export interface RuleRow {
 }
 
 export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale }) {
-  const t = dictionary(locale).alerts;
+  const d = dictionary(locale);
+  const t = d.alerts;
   const c = t.rulesTable.cols;
   if (rules.length === 0) return <p className="muted">{t.rulesTable.empty}</p>;
-  return (
-    <div className="table-wrap">
-      <table className="events" aria-label={t.rulesTable.label}>
-        <thead>
-          <tr>
-            <th>{c.state}</th>
-            <th>{c.rule}</th>
-            <th>{c.condition}</th>
-            <th>{c.for}</th>
-            <th>{c.severity}</th>
-            <th>{c.lastValue}</th>
-            <th>{c.channels}</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {rules.map((r) => (
-            <tr key={r.id} id={`rule-${r.id}`} data-rule={r.name}>
-              <td>
-                <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} />
-              </td>
-              <td>{r.name}</td>
-              <td className="alerts-wrap">
-                {r.conditionText}
-                <div className="alerts-summary">
-                  {t.rulesTable.summary} {r.summary ? <span className="mono">{r.summary}</span> : t.rulesTable.defaultSummary}
-                </div>
-                {r.lastError ? (
-                  <div role="alert" className="alerts-error">
-                    {r.lastError}
-                  </div>
-                ) : null}
-              </td>
-              {/* The form asks whole seconds; the duration formatter's zero is "0 ms". */}
-              <td>{r.forSeconds === 0 ? t.rulesTable.forZero : formatDuration(r.forSeconds * 1000, locale)}</td>
-              <td>{t.severities[r.severity]}</td>
-              <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
-              <td>{r.channelNames.join(", ") || <span className="muted">{t.none}</span>}</td>
-              <td className="alerts-actions">
-                <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>{t.edit}</Link>{" "}
-                <DeleteButton url={`/api/v1/alerts/rules/${r.id}`} question={t.confirmDeleteRule(r.name)} locale={locale} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<RuleRow>[] = [
+    { id: "state", header: c.state, cell: (r) => <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} /> },
+    { id: "rule", header: c.rule, wrap: "text", cell: (r) => r.name },
+    {
+      id: "condition",
+      header: c.condition,
+      wrap: "text",
+      maxWidth: "32rem",
+      cell: (r) => (
+        <>
+          {r.conditionText}
+          <div className="alerts-summary">
+            {t.rulesTable.summary} {r.summary ? <span className="mono">{r.summary}</span> : t.rulesTable.defaultSummary}
+          </div>
+          {r.lastError ? (
+            <div role="alert" className="alerts-error">
+              {r.lastError}
+            </div>
+          ) : null}
+        </>
+      ),
+    },
+    // The form asks whole seconds; the duration formatter's zero is "0 ms".
+    { id: "for", header: c.for, priority: 2, cell: (r) => (r.forSeconds === 0 ? t.rulesTable.forZero : formatDuration(r.forSeconds * 1000, locale)) },
+    { id: "severity", header: c.severity, cell: (r) => t.severities[r.severity] },
+    {
+      id: "value",
+      header: c.lastValue,
+      num: true,
+      priority: 2,
+      title: (r) => (r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated),
+      cell: (r) => (r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))),
+    },
+    { id: "channels", header: c.channels, wrap: "text", cell: (r) => r.channelNames.join(", ") || <span className="muted">{t.none}</span> },
+    {
+      id: "actions",
+      header: null,
+      cell: (r) => (
+        <>
+          <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>{t.edit}</Link>{" "}
+          <DeleteButton url={`/api/v1/alerts/rules/${r.id}`} question={t.confirmDeleteRule(r.name)} locale={locale} />
+        </>
+      ),
+    },
+  ];
+  return <DataTable columns={columns} rows={rules} rowKey={(r) => r.id} rowAttributes={(r) => ({ id: `rule-${r.id}`, "data-rule": r.name })} more={d.table.more} label={t.rulesTable.label} />;
 }

@@ -210,7 +210,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       </Suspense>
       <h2>{t.key.events}</h2>
       <p className="muted">{t.key.eventsCount(report.events.length)}</p>
-      <EventTable events={report.events} recordLabel={t.key.showRecord} words={t.eventsTable} />
+      <EventTable events={report.events} recordLabel={t.key.showRecord} words={t.eventsTable} more={t.table.more} />
       <h2>{t.key.context}</h2>
       {report.context.length === 0 ? (
         <p className="muted">{t.key.contextNone}</p>
@@ -223,7 +223,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
               <a href={`/api/v1/keys/${encodeURIComponent(key)}?context=all`}>{t.key.contextAll}</a>
             </p>
           ) : null}
-          <EventTable events={context.shown} recordLabel={t.key.showRecord} words={t.eventsTable} />
+          <EventTable events={context.shown} recordLabel={t.key.showRecord} words={t.eventsTable} more={t.table.more} />
         </>
       )}
     </>

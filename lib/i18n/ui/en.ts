@@ -508,6 +508,10 @@ export const en = {
     lockedOut: "Too many wrong passwords: try again in {minutes} min.",
     needsHttps: "The session cookie is only sent over HTTPS: open dupscope through https:// (or on localhost).",
   },
+  table: {
+    /** The per-row cell that holds the columns a narrow table folds away. */
+    more: "more",
+  },
   states: {
     loading: "Loading…",
     error: "Something went wrong",

@@ -484,6 +484,9 @@ export const zhCN: Dictionary = {
     lockedOut: "密码错误次数过多：请 {minutes} 分钟后再试。",
     needsHttps: "会话 Cookie 只通过 HTTPS 发送：请通过 https://（或 localhost）访问 dupscope。",
   },
+  table: {
+    more: "更多",
+  },
   states: {
     loading: "加载中…",
     error: "出错了",
