@@ -60,7 +60,7 @@ export function DataTable<Row>({
   testId,
   compact,
   renderRow,
-  trailingHeader,
+  trailingColumn,
 }: {
   columns: Column<Row>[];
   rows: readonly Row[];
@@ -72,10 +72,10 @@ export function DataTable<Row>({
   compact?: boolean;
   /**
    * Renders a row from its cells, for rows that bring more than cells: a client component that adds its own last
-   * cell (named by `trailingHeader`) and a row of its own under it (the alerts' acknowledge form).
+   * cell (headed by `trailingColumn`) and a row of its own under it (the alerts' acknowledge form).
    */
   renderRow?: (row: Row, cells: ReactNode, key: string) => ReactNode;
-  trailingHeader?: ReactNode;
+  trailingColumn?: { id: string; header: ReactNode };
 }) {
   const folded = columns.filter((c) => (c.priority ?? 1) > 1);
   const tiers = [...new Set(folded.map((c) => c.priority))].map((p) => `dt-has-p${p}`);
@@ -96,9 +96,9 @@ export function DataTable<Row>({
                 {more}
               </th>
             ) : null}
-            {trailingHeader !== undefined ? (
-              <th scope="col" data-col="trailing">
-                {trailingHeader}
+            {trailingColumn ? (
+              <th scope="col" data-col={trailingColumn.id}>
+                {trailingColumn.header}
               </th>
             ) : null}
           </tr>

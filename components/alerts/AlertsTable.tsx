@@ -57,7 +57,7 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
       rowKey={(a) => `${a.ruleId} ${setOf(a)}`}
       more={d.table.more}
       label={t.alertsTable.label}
-      trailingHeader={null}
+      trailingColumn={{ id: "actions", header: null }}
       renderRow={(a, cells, key) => (
         <AlertRows
           key={key}
