@@ -229,7 +229,7 @@ describe("human sentences", () => {
     const hit = evidence("dedup_hit", "outcome", [], { layer: "redis", instance: B, ts: Date.UTC(2026, 11, 7, 3, 0, 0, 189) });
     assert.equal(describeEvidence(hit, { locale: "zh-CN" }), "10.0.0.7@88 上的 Redis 标记在 03:00:00.189 命中：该投递被跳过");
     // A layer of the application's own that the vocabulary has no name for is shown as it was logged.
-    assert.equal(describeEvidence({ ...hit, values: { ...hit.values, layer: "cache" } }), "the cache on 10.0.0.7@88 said hit at 03:00:00.189: the delivery was skipped");
+    assert.equal(describeEvidence(evidence("dedup_hit", "outcome", [], { layer: "cache", instance: B, ts: Date.UTC(2026, 11, 7, 3, 0, 0, 189) })), "the cache on 10.0.0.7@88 said hit at 03:00:00.189: the delivery was skipped");
     for (const locale of ["en", "zh-CN"] as const) {
       for (const [code, values] of Object.entries(SAMPLES)) {
         if (!("layer" in values) && !("layers" in values)) continue;
