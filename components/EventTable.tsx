@@ -31,19 +31,31 @@ export function EventTable({ events, recordLabel, words }: { events: NormalizedE
                 {formatTime(e.ts, { precision: e.tsPrecision })}
               </td>
               <td title={e.kind}>{words.kinds[e.kind]}</td>
-              <td className="mono">{e.instance}</td>
-              <td className="mono">{e.group}</td>
-              <td className="mono">{e.topic}</td>
-              <td className="mono">{e.queue}</td>
+              <td className="mono" translate="no">
+                {e.instance}
+              </td>
+              <td className="mono" translate="no">
+                {e.group}
+              </td>
+              <td className="mono" translate="no">
+                {e.topic}
+              </td>
+              <td className="mono" translate="no">
+                {e.queue}
+              </td>
               <td className="mono">{e.queueOffset}</td>
-              <td className="mono">{e.msgId}</td>
-              <td className="mono">{e.offsetMsgId}</td>
+              <td className="mono" translate="no">
+                {e.msgId}
+              </td>
+              <td className="mono" translate="no">
+                {e.offsetMsgId}
+              </td>
               <td>{e.retryTimes}</td>
               <td>{yesNo(e.redelivered, words)}</td>
               <td>{yesNo(e.success, words)}</td>
               <td className="mono raw">
                 <details>
-                  <summary>{e.source}</summary>
+                  <summary translate="no">{e.source}</summary>
                   <span className="muted">
                     {recordLabel} <code>{e.id}</code>
                   </span>

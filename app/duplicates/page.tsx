@@ -102,10 +102,10 @@ export default async function DuplicatesPage({ searchParams }: Props) {
               {page.items.map((d) => (
                 <tr key={`${d.bizKey}-${d.secondTs}-${d.group}`}>
                   <td className="mono">{formatTime(d.secondTs)}</td>
-                  <td className="mono">
+                  <td className="mono" translate="no">
                     <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link>
                   </td>
-                  <td>{d.group}</td>
+                  <td translate="no">{d.group}</td>
                   <td>
                     <span className="swatch" style={{ background: CAUSE_COLORS[d.cause as Cause] ?? CAUSE_COLORS.unknown }} aria-hidden="true" />
                     {causeName(d.cause as Cause, locale)}
@@ -118,10 +118,12 @@ export default async function DuplicatesPage({ searchParams }: Props) {
                     {formatDuration(d.gapMs, locale)}
                     {d.clockSkewMs > 0 ? <span className="muted clock-skew"> ({describeClockSkew(d.clockSkewMs, { locale })})</span> : null}
                   </td>
-                  <td className="mono">
+                  <td className="mono" translate="no">
                     {d.firstInstance ?? "?"} → {d.secondInstance ?? "?"}
                   </td>
-                  <td className="mono">{d.msgId}</td>
+                  <td className="mono" translate="no">
+                    {d.msgId}
+                  </td>
                 </tr>
               ))}
             </tbody>

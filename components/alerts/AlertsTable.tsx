@@ -49,9 +49,11 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
                   <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} />
                 </td>
                 <td>
-                  <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a>
+                  <a href={`#rule-${encodeURIComponent(a.ruleId)}`} translate="no">
+                    {a.ruleName}
+                  </a>
                 </td>
-                <td className="mono alerts-wrap">{set || <span className="muted">{t.alertsTable.wholeRule}</span>}</td>
+                <td className="mono alerts-wrap">{set ? <span translate="no">{set}</span> : <span className="muted">{t.alertsTable.wholeRule}</span>}</td>
                 <td>{a.lastValue === null ? "–" : Number(a.lastValue.toFixed(2))}</td>
                 <td className="mono">{a.activeSince ? when(a.activeSince) : "–"}</td>
                 <td className="alerts-wrap">

@@ -31,9 +31,11 @@ export function ChannelsTable({ channels, locale }: { channels: ChannelRow[]; lo
         <tbody>
           {channels.map((ch) => (
             <tr key={ch.id}>
-              <td>{ch.name}</td>
+              <td translate="no">{ch.name}</td>
               <td>{t.channelTypes[ch.type]}</td>
-              <td className="mono alerts-wrap">{ch.target}</td>
+              <td className="mono alerts-wrap" translate="no">
+                {ch.target}
+              </td>
               <td>{ch.enabled ? t.channelsTable.yes : t.channelsTable.no}</td>
               <td className="alerts-actions">
                 <Link href={`/alerts?editChannel=${encodeURIComponent(ch.id)}#channel-form`}>{t.edit}</Link>{" "}

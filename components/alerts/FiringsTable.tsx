@@ -33,7 +33,7 @@ export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale
             <tr key={f.id}>
               <td className="mono">{formatTime(Date.parse(f.firedAt), { precision: "s" })}</td>
               <td className="mono">{f.resolvedAt ? formatTime(Date.parse(f.resolvedAt), { precision: "s" }) : <StateBadge state="firing" locale={locale} />}</td>
-              <td>{f.ruleName}</td>
+              <td translate="no">{f.ruleName}</td>
               {/* The severity the rule had when it fired, as stored. */}
               <td>{t.severities[f.severity as RuleInput["severity"]] ?? f.severity}</td>
               <td className="alerts-wrap">{firingSummary(f, locale)}</td>

@@ -34,7 +34,7 @@ export function NotificationsTable({ notifications, locale }: { notifications: N
           {notifications.map((n) => (
             <tr key={n.id}>
               <td className="mono">{formatTime(Date.parse(n.createdAt), { precision: "s" })}</td>
-              <td>{n.ruleName}</td>
+              <td translate="no">{n.ruleName}</td>
               <td>
                 {n.channelName} <span className="muted">({t.channelTypes[n.channelType as ChannelType] ?? n.channelType})</span>
               </td>

@@ -47,7 +47,7 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
               <td>
                 <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} />
               </td>
-              <td>{r.name}</td>
+              <td translate="no">{r.name}</td>
               <td className="alerts-wrap">
                 {r.conditionText}
                 {r.lastError ? (
@@ -60,7 +60,7 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
               <td>{r.forSeconds === 0 ? t.rulesTable.forZero : formatDuration(r.forSeconds * 1000, locale)}</td>
               <td>{t.severities[r.severity]}</td>
               <td title={r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated}>{r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))}</td>
-              <td>{r.channelNames.join(", ") || <span className="muted">{t.none}</span>}</td>
+              <td>{r.channelNames.length > 0 ? <span translate="no">{r.channelNames.join(", ")}</span> : <span className="muted">{t.none}</span>}</td>
               <td className="alerts-actions">
                 <Link href={`/alerts?edit=${encodeURIComponent(r.id)}#rule-form`}>{t.edit}</Link>{" "}
                 <DeleteButton url={`/api/v1/alerts/rules/${r.id}`} question={t.confirmDeleteRule(r.name)} locale={locale} />

@@ -170,7 +170,7 @@ export const en: Language = {
   advice: {
     marker_ttl_short: (v, f) =>
       `Redis marker TTL ${f.d(v.ttlMs)} is shorter than ${v.sharePct}% of redelivery gaps (longest ${f.d(v.longestGapMs)}); raise it above the longest gap${v.peakConsumeMs === null ? "" : ` and to ≥ 10× peak processing time (${f.d(v.peakConsumeMs)})`}, or rely on the DB unique key`,
-    non_atomic_check: (v) => `${v.count} leak(s) came from two checks passing at once on two instances: use one atomic SET key NX EX (not GET then SET), or a DB unique key`,
+    non_atomic_check: (v) => `${v.count} leak(s) came from two checks passing at once on two instances: use one atomic "SET key NX EX" (not GET then SET), or a DB unique key`,
     key_not_business_key: (v) => `${v.count} duplicate(s) passed because the dedup key is not the business key (a new msgId got a new marker): key the marker on the bizKey`,
     marker_not_released: (v) => `${v.count} message(s) were lost: a failed attempt left its marker and the retry was skipped; delete the marker on failure, or write it only after the side effect commits`,
     async_ack: (v) => `${v.count} leak(s) came from acknowledging before the business committed: return CONSUME_SUCCESS only after the side effect is durable`,

@@ -7,7 +7,8 @@ import type { Cause, DedupLayer, Defect, GapClass, Outcome } from "../../diagnos
  * The shape of one language's diagnosis wording (en.ts, zh-CN.ts): a sentence for every evidence, missing-data and
  * advice code, and the names of causes, outcomes, defects and gap classes. The types require every code in every
  * language. Sentences get their times, durations and instance names through `Fmt`, so the formats are the same in
- * all of them (lib/format).
+ * all of them (lib/format). Straight double quotes enclose literals, the same in every language (a log line's words,
+ * a command), and nothing else: the dashboard sets what they enclose in <code> (components/Literal.tsx).
  */
 
 /** What a sentence formats with: lib/i18n/diagnosis-text.ts builds it from the render options. */

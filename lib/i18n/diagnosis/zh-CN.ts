@@ -171,7 +171,7 @@ export const zhCN: Language = {
   advice: {
     marker_ttl_short: (v, f) =>
       `Redis 标记的 TTL ${f.d(v.ttlMs)}短于 ${v.sharePct}% 的重复投递间隔（最长 ${f.d(v.longestGapMs)}）；请将其调大到超过最长间隔${v.peakConsumeMs === null ? "" : `，并至少为峰值处理时间（${f.d(v.peakConsumeMs)}）的 10 倍`}，或依赖数据库唯一键`,
-    non_atomic_check: (v) => `${v.count} 次泄漏来自两个实例同时通过检查：请使用原子的 SET key NX EX（而不是先 GET 再 SET），或数据库唯一键`,
+    non_atomic_check: (v) => `${v.count} 次泄漏来自两个实例同时通过检查：请使用原子的 "SET key NX EX"（而不是先 GET 再 SET），或数据库唯一键`,
     key_not_business_key: (v) => `${v.count} 次重复因去重键不是业务键而通过（新的 msgId 产生新标记）：请用业务键作为标记`,
     marker_not_released: (v) => `${v.count} 条消息丢失：失败的尝试留下了标记，重试被跳过；请在失败时删除标记，或在副作用提交后再写标记`,
     async_ack: (v) => `${v.count} 次泄漏来自业务提交前就确认了消费：请在副作用持久化后再返回 CONSUME_SUCCESS`,
