@@ -27,6 +27,11 @@ export interface Column<Row> {
   title?: (row: Row) => string | undefined;
   /** The cell's own id, as an anchor's target. */
   cellId?: (row: Row) => string | undefined;
+  /**
+   * The values are data (names, ids), not words of the page's language: marked `translate="no"`, so translators
+   * and the Chinese pages' test leave them alone.
+   */
+  data?: boolean;
 }
 
 type RowAttributes = HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
@@ -109,7 +114,14 @@ export function DataTable<Row>({
             const cells = (
               <>
                 {columns.map((c) => (
-                  <td key={c.id} id={c.cellId?.(row)} title={c.title?.(row)} className={cellClass(c as Column<unknown>)} style={widths(c as Column<unknown>)}>
+                  <td
+                    key={c.id}
+                    id={c.cellId?.(row)}
+                    title={c.title?.(row)}
+                    className={cellClass(c as Column<unknown>)}
+                    style={widths(c as Column<unknown>)}
+                    translate={c.data ? "no" : undefined}
+                  >
                     {c.cell(row)}
                   </td>
                 ))}
@@ -121,7 +133,7 @@ export function DataTable<Row>({
                         {folded.map((c) => (
                           <div key={c.id} className={`dt-f${c.priority}${c.mono ? " mono" : ""}`} title={c.title?.(row)}>
                             <dt>{c.header}</dt>
-                            <dd>{c.cell(row)}</dd>
+                            <dd translate={c.data ? "no" : undefined}>{c.cell(row)}</dd>
                           </div>
                         ))}
                       </dl>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run setup:test`: what the full `npm test` needs on this machine besides node_modules, and the setup step of
 # .ci/run. Idempotent: it checks first and only does what is missing, so on a ready machine it changes nothing.
-#   - Debian's chromium (browser tests) and prometheus (its promtool checks the metrics and exported rules), from
+#   - Debian's chromium (browser tests) with fonts-noto-cjk (without a CJK font the Chinese pages and
+#     `npm run docs:screenshots` draw boxes), and prometheus (its promtool checks the metrics and exported rules), from
 #     Debian's packages, with their services kept from starting (nothing downloads a browser of its own)
 #   - a JDK (Debian's openjdk-17-jdk-headless) when javac is missing: the Java emitter test compiles emitters/java
 #   - Debian's prometheus-alertmanager (service kept from starting): tests/integration/alertmanager.test.ts runs
@@ -34,6 +35,8 @@ done
 chromium=${CHROMIUM_PATH:-/usr/bin/chromium}
 packages=()
 [ -x "$chromium" ] || packages+=(chromium)
+cjk_font() { [ -n "$(fc-list :lang=zh family 2>/dev/null)" ]; }
+cjk_font || packages+=(fonts-noto-cjk)
 command -v promtool >/dev/null 2>&1 || packages+=(prometheus)
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
 command -v prometheus-alertmanager >/dev/null 2>&1 || packages+=(prometheus-alertmanager)
@@ -102,10 +105,12 @@ if [ ${#packages[@]} -gt 0 ]; then
   done_list+=("installed ${packages[*]}")
 fi
 [ -x "$chromium" ] || fail "$chromium is still missing after installing chromium"
+cjk_font || fail "no CJK font after installing fonts-noto-cjk (fc-list :lang=zh is empty)"
 command -v promtool >/dev/null 2>&1 || fail "promtool is still missing after installing prometheus"
 command -v javac >/dev/null 2>&1 || fail "javac is still missing after installing openjdk-17-jdk-headless"
 command -v prometheus-alertmanager >/dev/null 2>&1 || fail "prometheus-alertmanager is still missing after installing it"
 say chromium "$([[ " ${packages[*]} " == *" chromium "* ]] && echo installed || echo present) ($chromium)"
+say cjk-font "$([[ " ${packages[*]} " == *" fonts-noto-cjk "* ]] && echo installed || echo present) ($(fc-list :lang=zh family | head -n 1))"
 say promtool "$([[ " ${packages[*]} " == *" prometheus "* ]] && echo installed || echo present) ($(command -v promtool))"
 say javac "$([[ " ${packages[*]} " == *" openjdk-17-jdk-headless "* ]] && echo installed || echo present) ($(command -v javac))"
 say alertmanager "$([[ " ${packages[*]} " == *" prometheus-alertmanager "* ]] && echo installed || echo present) ($(command -v prometheus-alertmanager))"

@@ -69,7 +69,9 @@ export default async function AlertsPage({ searchParams }: Props) {
         <code>DUPSCOPE_ALERT_INTERVAL_MS</code>
         {t.intro.cycle(states)}
         {t.intro.exportLead}
-        <a href="/api/v1/alerts/prometheus-rules">prometheus-rules</a>
+        <a href="/api/v1/alerts/prometheus-rules">
+          <code>prometheus-rules</code>
+        </a>
         {t.intro.exportOver}
         <a href="/api/metrics">/api/metrics</a>
         {t.intro.exportEnd}

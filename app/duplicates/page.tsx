@@ -54,8 +54,8 @@ export default async function DuplicatesPage({ searchParams }: Props) {
   const columns: Column<(typeof page.items)[number]>[] = [
     // Date and time may take two lines, so a narrow box keeps its room for the cause and the instances.
     { id: "time", header: c.when, mono: true, wrap: "text", cell: (d) => formatTime(d.secondTs) },
-    { id: "key", header: c.key, mono: true, cell: (d) => <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> },
-    { id: "group", header: c.group, cell: (d) => d.group },
+    { id: "key", data: true, header: c.key, mono: true, cell: (d) => <Link href={`/keys/${encodeURIComponent(d.bizKey)}`}>{d.bizKey}</Link> },
+    { id: "group", data: true, header: c.group, cell: (d) => d.group },
     {
       id: "cause",
       header: c.cause,
@@ -92,6 +92,7 @@ export default async function DuplicatesPage({ searchParams }: Props) {
     },
     {
       id: "instances",
+      data: true,
       header: c.instances,
       mono: true,
       wrap: "id",
@@ -100,7 +101,7 @@ export default async function DuplicatesPage({ searchParams }: Props) {
       title: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
       cell: (d) => `${d.firstInstance ?? "?"} → ${d.secondInstance ?? "?"}`,
     },
-    { id: "msgId", header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", priority: 2, title: (d) => d.msgId ?? undefined, cell: (d) => d.msgId },
+    { id: "msgId", data: true, header: c.msgId, mono: true, wrap: "id", minWidth: "12ch", priority: 2, title: (d) => d.msgId ?? undefined, cell: (d) => d.msgId },
   ];
   return (
     <>

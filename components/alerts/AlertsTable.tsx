@@ -31,8 +31,8 @@ export function AlertsTable({ alerts, locale }: { alerts: AlertRow[]; locale: Lo
   const what = (a: AlertRow) => `${a.ruleName} ${setOf(a) ? `{${setOf(a)}}` : t.alertsTable.wholeRule}`;
   const columns: Column<AlertRow>[] = [
     { id: "state", header: c.state, cell: (a) => <StateBadge state={a.state} locale={locale} handled={a.silencedBy ? "silenced" : a.ack ? "acknowledged" : undefined} /> },
-    { id: "rule", header: c.rule, wrap: "text", cell: (a) => <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a> },
-    { id: "labels", header: c.labels, mono: true, wrap: "id", minWidth: "16ch", maxWidth: "32rem", cell: (a) => setOf(a) || <span className="muted">{t.alertsTable.wholeRule}</span> },
+    { id: "rule", data: true, header: c.rule, wrap: "text", cell: (a) => <a href={`#rule-${encodeURIComponent(a.ruleId)}`}>{a.ruleName}</a> },
+    { id: "labels", header: c.labels, mono: true, wrap: "id", minWidth: "16ch", maxWidth: "32rem", cell: (a) => (setOf(a) ? <span translate="no">{setOf(a)}</span> : <span className="muted">{t.alertsTable.wholeRule}</span>) },
     { id: "value", header: c.value, num: true, priority: 2, cell: (a) => (a.lastValue === null ? "–" : Number(a.lastValue.toFixed(2))) },
     { id: "since", header: c.since, mono: true, cell: (a) => (a.activeSince ? when(a.activeSince) : "–") },
     {

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useSelectChoice } from "./useSelectChoice.ts";
+import { Literal } from "@/components/Literal.tsx";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
@@ -123,13 +124,13 @@ export function ChannelForm({ initial, locale }: { initial?: ChannelFormValue; l
         if (field.kind === "bool") {
           return (
             <label key={`${type}.${field.name}`} className="alerts-check">
-              <input type="checkbox" name={name} defaultChecked={value === true} /> {t.fields[field.label]}
+              <input type="checkbox" name={name} defaultChecked={value === true} /> <Literal text={t.fields[field.label]} />
             </label>
           );
         }
         return (
           <label key={`${type}.${field.name}`}>
-            {t.fields[field.label]}
+            <Literal text={t.fields[field.label]} />
             <input
               name={name}
               type={field.kind === "number" ? "number" : field.kind === "secret" ? "password" : "text"}

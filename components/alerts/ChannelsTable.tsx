@@ -18,9 +18,9 @@ export function ChannelsTable({ channels, locale }: { channels: ChannelRow[]; lo
   const c = t.channelsTable.cols;
   if (channels.length === 0) return <p className="muted">{t.channelsTable.empty}</p>;
   const columns: Column<ChannelRow>[] = [
-    { id: "channel", header: c.channel, wrap: "text", cell: (ch) => ch.name },
+    { id: "channel", data: true, header: c.channel, wrap: "text", cell: (ch) => ch.name },
     { id: "type", header: c.type, cell: (ch) => t.channelTypes[ch.type] },
-    { id: "target", header: c.target, mono: true, wrap: "id", maxWidth: "32rem", title: (ch) => ch.target, cell: (ch) => ch.target },
+    { id: "target", data: true, header: c.target, mono: true, wrap: "id", maxWidth: "32rem", title: (ch) => ch.target, cell: (ch) => ch.target },
     { id: "enabled", header: c.enabled, cell: (ch) => (ch.enabled ? t.channelsTable.yes : t.channelsTable.no) },
     {
       id: "actions",

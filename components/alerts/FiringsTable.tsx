@@ -20,7 +20,7 @@ export function FiringsTable({ firings, locale }: { firings: FiringRow[]; locale
   const columns: Column<FiringRow>[] = [
     { id: "time", header: c.fired, mono: true, cell: (f) => formatTime(Date.parse(f.firedAt), { precision: "s" }) },
     { id: "resolved", header: c.resolved, mono: true, cell: (f) => (f.resolvedAt ? formatTime(Date.parse(f.resolvedAt), { precision: "s" }) : <StateBadge state="firing" locale={locale} />) },
-    { id: "rule", header: c.rule, wrap: "text", cell: (f) => f.ruleName },
+    { id: "rule", data: true, header: c.rule, wrap: "text", cell: (f) => f.ruleName },
     // The severity the rule had when it fired, as stored.
     { id: "severity", header: c.severity, priority: 2, cell: (f) => t.severities[f.severity as RuleInput["severity"]] ?? f.severity },
     { id: "what", header: c.what, wrap: "text", maxWidth: "32rem", cell: (f) => firingSummary(f, locale) },

@@ -20,7 +20,7 @@ export function NotificationsTable({ notifications, locale }: { notifications: N
   if (notifications.length === 0) return <p className="muted">{t.notificationsTable.empty}</p>;
   const columns: Column<NotificationRow>[] = [
     { id: "time", header: c.created, mono: true, cell: (n) => formatTime(Date.parse(n.createdAt), { precision: "s" }) },
-    { id: "rule", header: c.rule, wrap: "text", cell: (n) => n.ruleName },
+    { id: "rule", data: true, header: c.rule, wrap: "text", cell: (n) => n.ruleName },
     {
       id: "channel",
       header: c.channel,

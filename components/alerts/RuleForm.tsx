@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { useSelectChoice } from "./useSelectChoice.ts";
+import { Literal } from "@/components/Literal.tsx";
 import type { ChannelType } from "@/lib/alerts/channels/config.ts";
 import { groupableBy, measuredValue, type Condition, type ConditionKind } from "@/lib/alerts/conditions.ts";
 import { kindModule, type AnyKind } from "@/lib/alerts/kinds/index.ts";
@@ -220,14 +221,14 @@ export function RuleForm({ initial, options, locale }: { initial?: RuleFormValue
         {t.runbookUrl} <input name="runbookUrl" inputMode="url" maxLength={2048} defaultValue={initial?.runbookUrl ?? ""} placeholder="https://wiki/runbooks/{{ $labels.group }}" aria-describedby={templatesId} />
       </label>
       <p id={templatesId} className="alerts-hint">
-        {t.templates}
+        <Literal text={t.templates} />
       </p>
       <fieldset>
         <legend>{t.channels}</legend>
         {options.channels.length === 0 ? <span className="muted">{t.noChannels}</span> : null}
         {options.channels.map((ch) => (
           <label key={ch.id} className="alerts-check">
-            <input type="checkbox" name="channelIds" value={ch.id} defaultChecked={initial?.channelIds.includes(ch.id) ?? false} /> {ch.name} <span className="muted">({d.alerts.channelTypes[ch.type]})</span>
+            <input type="checkbox" name="channelIds" value={ch.id} defaultChecked={initial?.channelIds.includes(ch.id) ?? false} /> <span translate="no">{ch.name}</span> <span className="muted">({d.alerts.channelTypes[ch.type]})</span>
           </label>
         ))}
       </fieldset>

@@ -32,7 +32,7 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
   if (rules.length === 0) return <p className="muted">{t.rulesTable.empty}</p>;
   const columns: Column<RuleRow>[] = [
     { id: "state", header: c.state, cell: (r) => <StateBadge state={r.enabled ? r.state : "disabled"} locale={locale} /> },
-    { id: "rule", header: c.rule, wrap: "text", cell: (r) => r.name },
+    { id: "rule", data: true, header: c.rule, wrap: "text", cell: (r) => r.name },
     {
       id: "condition",
       header: c.condition,
@@ -63,7 +63,7 @@ export function RulesTable({ rules, locale }: { rules: RuleRow[]; locale: Locale
       title: (r) => (r.lastEvalAt ? t.rulesTable.evaluatedAt(formatTime(Date.parse(r.lastEvalAt), { precision: "s", zone: true })) : t.rulesTable.notEvaluated),
       cell: (r) => (r.lastValue === null ? "–" : Number(r.lastValue.toFixed(2))),
     },
-    { id: "channels", header: c.channels, wrap: "text", cell: (r) => r.channelNames.join(", ") || <span className="muted">{t.none}</span> },
+    { id: "channels", header: c.channels, wrap: "text", cell: (r) => (r.channelNames.length > 0 ? <span translate="no">{r.channelNames.join(", ")}</span> : <span className="muted">{t.none}</span>) },
     {
       id: "actions",
       header: null,

@@ -34,7 +34,7 @@ function Incident({ e, open, t, locale }: { e: Episode; open: boolean; t: Dictio
         <ul className="keys-list">
           {e.sampleKeys.map((k) => (
             <li key={k}>
-              <Link href={`/keys/${encodeURIComponent(k)}`} className="mono">
+              <Link href={`/keys/${encodeURIComponent(k)}`} className="mono" translate="no">
                 {k}
               </Link>
             </li>

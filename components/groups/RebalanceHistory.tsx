@@ -34,7 +34,9 @@ export function RebalanceHistory({ history, pageHref, t }: { history: HistoryPag
           <li key={e.start} id={`episode-${e.start}`} data-testid="rebalance-episode">
             <details open={history.page === 1 && i === 0}>
               <summary>
-                <span className="mono">{utc(e.start)} UTC</span> · {t.groups.episodeMoves(e.moves.length, e.lines)} · <span className="mono">{e.instances.join(", ")}</span>
+                <span className="mono">{utc(e.start)} UTC</span> · {t.groups.episodeMoves(e.moves.length, e.lines)} · <span className="mono" translate="no">
+                  {e.instances.join(", ")}
+                </span>
               </summary>
               {e.moves.length > 0 ? <Moves moves={e.moves.slice(0, SHOWN_MOVES)} t={t} /> : null}
               {e.moves.length > SHOWN_MOVES ? (

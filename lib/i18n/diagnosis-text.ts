@@ -2,7 +2,7 @@ import type { Evidence, EvidenceCode } from "../diagnosis/evidence.ts";
 import type { Advice, AdviceCode } from "../diagnosis/findings.ts";
 import { clockOrder } from "../diagnosis/clock-order.ts";
 import type { MissingData, Verdict } from "../diagnosis/types.ts";
-import type { Cause, Defect, GapClass, Outcome } from "../diagnosis/vocabulary.ts";
+import type { Cause, DedupLayer, Defect, GapClass, Outcome } from "../diagnosis/vocabulary.ts";
 import { formatDuration } from "../format/duration.ts";
 import { formatTime } from "../format/time.ts";
 import { en } from "./diagnosis/en.ts";
@@ -41,6 +41,8 @@ function formatter(locale: Locale, lang: Language, o: RenderOptions): Fmt {
     i: (instance) => (instance === null ? lang.unknownInstance : (o.instanceNames?.get(instance) ?? instance)),
     q: (topic, queue) => (topic === null ? (queue ?? "?") : `${topic}@${queue ?? "?"}`),
     cause: (c) => lang.cause[c as Cause] ?? c,
+    layer: (l) => lang.layer[l as DedupLayer] ?? l,
+    layers: (list) => lang.list(list.split(", ").map((l) => lang.layer[l as DedupLayer] ?? l)),
   };
 }
 

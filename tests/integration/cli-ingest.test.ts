@@ -82,7 +82,7 @@ for (const backend of backends) {
       assert.ok(v.evidence.some((e: { text: string }) => /queue PAY_SUCCESS@broker-a:3 moved from 10.0.0.5@4121 to 10.0.0.7@88/.test(e.text)));
       const cli = await runCli(["diagnose", KEY, "--server", server.url]);
       assert.equal(cli.code, 0, cli.stderr);
-      assert.match(cli.stdout, /rebalance \(confidence [\d.]+\), caught by redis/);
+      assert.match(cli.stdout, /rebalance \(confidence [\d.]+\), caught by the Redis marker/);
       const zh = await runCli(["diagnose", KEY, "--server", server.url, "--lang", "zh-CN"]);
       assert.match(zh.stdout, /重平衡/);
       const json = await runCli(["diagnose", KEY, "--server", server.url, "--json", "--context", "1"]);

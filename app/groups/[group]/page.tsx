@@ -54,7 +54,9 @@ export default async function GroupPage({ params, searchParams }: Props) {
   return (
     <>
       <h1>
-        <span className="muted">{t.groups.group}</span> <span className="mono">{group}</span>
+        <span className="muted">{t.groups.group}</span> <span className="mono" translate="no">
+          {group}
+        </span>
       </h1>
       <FilterBar action={`/groups/${encodeURIComponent(group)}`} f={f} choices={choices} t={t} locale={locale} fixedGroup />
       <Suspense fallback={<div className="kpis skeleton">{t.states.loading}</div>}>

@@ -1,6 +1,7 @@
 import { formatDuration } from "@/lib/format/duration.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { Literal } from "@/components/Literal.tsx";
 import { withRedis } from "@/lib/redis/connect.ts";
 import { inspectMarkers, markerConfig, markerKeys, type KeyFacts, type MarkerState } from "@/lib/redis/markers.ts";
 
@@ -10,7 +11,11 @@ export async function RedisMarkers({ facts, locale }: { facts: KeyFacts; locale:
   const config = markerConfig();
   let body;
   if (!config) {
-    body = <p className="muted">{t.notConfigured}</p>;
+    body = (
+      <p className="muted">
+        <Literal text={t.notConfigured} />
+      </p>
+    );
   } else {
     let states: MarkerState[] | undefined;
     let failure: string | undefined;

@@ -15,6 +15,7 @@ import { keyPage } from "@/lib/views/key-page.ts";
 import { keysWithPrefix } from "@/lib/views/search.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { RedisMarkers } from "./RedisMarkers.tsx";
+import { Literal } from "@/components/Literal.tsx";
 
 export const dynamic = "force-dynamic";
 
@@ -43,9 +44,11 @@ function Verdicts({ report, t, locale }: { report: KeyReport; t: Dictionary; loc
             {v.pair}
           </h3>
           <p className="headline" data-testid="verdict-headline">
-            {verdictHeadline(v, locale).map((s, i) => (s.strong ? <strong key={i}>{s.text}</strong> : <span key={i}>{s.text}</span>))}
+            {verdictHeadline(v, locale).map((s, i) => (s.strong ? <strong key={i}>{s.text}</strong> : <span key={i}><Literal text={s.text} /></span>))}
           </p>
-          <p className="muted verdict-summary">{v.summary}</p>
+          <p className="muted verdict-summary">
+            <Literal text={v.summary} />
+          </p>
         </article>
       ))}
       {report.lost.map((l) => (
@@ -56,7 +59,9 @@ function Verdicts({ report, t, locale }: { report: KeyReport; t: Dictionary; loc
           </p>
           <ul>
             {l.evidence.map((e, i) => (
-              <li key={i}>{e.text}</li>
+              <li key={i}>
+                <Literal text={e.text} />
+              </li>
             ))}
           </ul>
         </article>
@@ -75,7 +80,7 @@ async function PrefixMatches({ prefix, t }: { prefix: string; t: Dictionary }) {
       <ul className="keys-list">
         {keys.map((k) => (
           <li key={k}>
-            <Link href={`/keys/${encodeURIComponent(k)}`} className="mono">
+            <Link href={`/keys/${encodeURIComponent(k)}`} className="mono" translate="no">
               {k}
             </Link>
           </li>
@@ -93,7 +98,10 @@ export default async function KeyPage({ params, searchParams }: Props) {
   const data = await keyPage((await getStore()).driver, key, locale);
   const title = (
     <h1>
-      <span className="muted">{t.key.label}</span> <span className="mono">{key}</span>
+      <span className="muted">{t.key.label}</span>{" "}
+      <span className="mono" translate="no">
+        {key}
+      </span>
     </h1>
   );
   if (!data) {
@@ -155,7 +163,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
               <ul>
                 {v.evidence.map((e, i) => (
                   <li key={i} data-role={e.role}>
-                    <span className="role-tag">{t.key.roles[e.role]}</span> {e.text}
+                    <span className="role-tag">{t.key.roles[e.role]}</span> <Literal text={e.text} />
                   </li>
                 ))}
               </ul>
@@ -175,7 +183,9 @@ export default async function KeyPage({ params, searchParams }: Props) {
                 {m.members.map((member, i) => (
                   <span key={member.member} className={member.collision ? "member-collision" : undefined} data-collision={member.collision || undefined}>
                     {i > 0 ? ", " : ""}
-                    <span className="mono">{member.member}</span>
+                    <span className="mono" translate="no">
+                      {member.member}
+                    </span>
                     {member.model !== null ? ` (${member.model})` : ""}
                     {member.collision ? ` ⚠ ${t.key.membershipShared}` : ""}
                   </span>
@@ -190,7 +200,9 @@ export default async function KeyPage({ params, searchParams }: Props) {
           <h2 id="missing-title">{t.key.missing}</h2>
           <ul>
             {report.missing.map((m, i) => (
-              <li key={i}>{m.text}</li>
+              <li key={i}>
+                <Literal text={m.text} />
+              </li>
             ))}
           </ul>
         </section>
@@ -200,7 +212,9 @@ export default async function KeyPage({ params, searchParams }: Props) {
           <h2 id="advice-title">{t.key.advice}</h2>
           <ul>
             {advice.map((a, i) => (
-              <li key={i}>{a}</li>
+              <li key={i}>
+                <Literal text={a} />
+              </li>
             ))}
           </ul>
         </section>

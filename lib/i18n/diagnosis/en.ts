@@ -120,29 +120,29 @@ export const en: Language = {
     delay_message: (v) => `${v.msgId} is a delayed message (${v.msgType})`,
     tx_commit: (v, f) => `${v.msgId} was committed at ${f.t(v.ts)} ${v.fromCheck ? "by a transaction check-back" : "by the producer"}`,
     tx_checkback: (v, f) => `the broker checked back transaction ${v.msgId} at ${f.t(v.ts)}`,
-    dedup_hit: (v, f) => `the ${v.layer} layer on ${f.i(v.instance)} said hit at ${f.t(v.ts)}: the delivery was skipped`,
-    dedup_passed: (v, f) => `the delivery to ${f.i(v.instance)} passed ${v.layers} at ${f.t(v.ts)}`,
+    dedup_hit: (v, f) => `the ${f.layer(v.layer)} on ${f.i(v.instance)} said hit at ${f.t(v.ts)}: the delivery was skipped`,
+    dedup_passed: (v, f) => `the delivery to ${f.i(v.instance)} passed the ${f.layers(v.layers)} at ${f.t(v.ts)}`,
     executed_twice: (v, f) => `the business ran twice: on ${f.i(v.firstInstance)} at ${f.t(v.firstTs)} and on ${f.i(v.secondInstance)} at ${f.t(v.secondTs)}`,
     second_failed: (v, f) => `the repeated business attempt on ${f.i(v.instance)} failed at ${f.t(v.ts)}`,
     dedup_keys_differ: (v) => `the two attempts used different dedup keys (${v.first} and ${v.second})`,
     dedup_key_is_msg_id: (v) => `dedup key ${v.dedupKey} contains the msgId ${v.msgId}, not the business key`,
-    new_msg_id_passed: (v) => `a new msgId passed the ${v.layer} layer while the first marker was alive: the marker is keyed per message`,
-    gap_over_ttl: (v, f) => `the ${v.layer} marker lives ${f.d(v.ttlMs)}; the second check came ${f.d(v.gapMs)} after the first`,
-    gap_within_ttl: (v, f) => `the second check came ${f.d(v.gapMs)} after the first, within the ${v.layer} marker's ${f.d(v.ttlMs)}: the marker was missing`,
-    concurrent_passes: (v, f) => `${f.i(v.firstInstance)} and ${f.i(v.secondInstance)} both passed the ${v.layer} layer ${f.d(v.gapMs)} apart`,
+    new_msg_id_passed: (v, f) => `a new msgId passed the ${f.layer(v.layer)} while the first marker was alive: the marker is keyed per message`,
+    gap_over_ttl: (v, f) => `the ${f.layer(v.layer)} lives ${f.d(v.ttlMs)}; the second check came ${f.d(v.gapMs)} after the first`,
+    gap_within_ttl: (v, f) => `the second check came ${f.d(v.gapMs)} after the first, within the ${f.layer(v.layer)}'s ${f.d(v.ttlMs)}: the marker was missing`,
+    concurrent_passes: (v, f) => `${f.i(v.firstInstance)} and ${f.i(v.secondInstance)} both passed the ${f.layer(v.layer)} ${f.d(v.gapMs)} apart`,
     acked_before_effect: (v, f) => `${f.i(v.instance)} acknowledged at ${f.t(v.ackTs)}, before its business committed at ${f.t(v.effectTs)}`,
-    only_volatile_layers: (v) => `only ${v.layers} guarded it: nothing durable (DB unique key, state machine) behind the marker`,
+    only_volatile_layers: (v, f) => `only the ${f.layers(v.layers)} guarded it: nothing durable (DB unique key, state machine) behind the marker`,
     written_twice: (v, f) =>
       `the business table (probe ${v.probe}) holds ${v.rows} rows for the key: written on ${f.i(v.firstInstance)} at ${f.t(v.firstTs)} and on ${f.i(v.secondInstance)} at ${f.t(v.secondTs)}, ${f.d(v.gapMs)} apart (database clock)`,
     written_once: (v, f) => `the business table (probe ${v.probe}) holds one row for the key, written on ${f.i(v.instance)} at ${f.t(v.ts)} (database clock): the effect happened once`,
     not_written: (v, f) => `none of the ${v.rows} rows of the business table (probe ${v.probe}) was written by the delivery to ${f.i(v.instance)} at ${f.t(v.ts)}: each belongs to another delivery`,
     marker_left: (v, f) =>
       v.how === "failed"
-        ? `the attempt on ${f.i(v.instance)} failed at ${f.t(v.ts)} and left its ${v.layer} marker in place (no "released")`
+        ? `the attempt on ${f.i(v.instance)} failed at ${f.t(v.ts)} and left its ${f.layer(v.layer)} in place (no "released")`
         : v.how === "released_late"
-          ? `the attempt on ${f.i(v.instance)} held its ${v.layer} marker until ${f.t(v.ts)}: it failed and released it only after the other delivery was skipped`
-          : `the attempt on ${f.i(v.instance)} passed the ${v.layer} layer at ${f.t(v.ts)} and never finished, leaving its marker in place`,
-    retry_skipped: (v, f) => `the ${v.layer} layer on ${f.i(v.instance)} skipped the delivery at ${f.t(v.ts)}`,
+          ? `the attempt on ${f.i(v.instance)} held its ${f.layer(v.layer)} until ${f.t(v.ts)}: it failed and released it only after the other delivery was skipped`
+          : `the attempt on ${f.i(v.instance)} passed the ${f.layer(v.layer)} at ${f.t(v.ts)} and never finished, leaving its marker in place`,
+    retry_skipped: (v, f) => `the ${f.layer(v.layer)} on ${f.i(v.instance)} skipped the delivery at ${f.t(v.ts)}`,
     never_executed: () => `the business never ran for this key in this group`,
     // The evidence is `tolerant`: describeEvidence adds the tolerance once, so the sentence leaves it out.
     reordered: (v) =>
@@ -170,7 +170,7 @@ export const en: Language = {
   advice: {
     marker_ttl_short: (v, f) =>
       `Redis marker TTL ${f.d(v.ttlMs)} is shorter than ${v.sharePct}% of redelivery gaps (longest ${f.d(v.longestGapMs)}); raise it above the longest gap${v.peakConsumeMs === null ? "" : ` and to ≥ 10× peak processing time (${f.d(v.peakConsumeMs)})`}, or rely on the DB unique key`,
-    non_atomic_check: (v) => `${v.count} leak(s) came from two checks passing at once on two instances: use one atomic SET key NX EX (not GET then SET), or a DB unique key`,
+    non_atomic_check: (v) => `${v.count} leak(s) came from two checks passing at once on two instances: use one atomic "SET key NX EX" (not GET then SET), or a DB unique key`,
     key_not_business_key: (v) => `${v.count} duplicate(s) passed because the dedup key is not the business key (a new msgId got a new marker): key the marker on the bizKey`,
     marker_not_released: (v) => `${v.count} message(s) were lost: a failed attempt left its marker and the retry was skipped; delete the marker on failure, or write it only after the side effect commits`,
     async_ack: (v) => `${v.count} leak(s) came from acknowledging before the business committed: return CONSUME_SUCCESS only after the side effect is durable`,
@@ -220,6 +220,8 @@ export const en: Language = {
     no_durable_layer: "no durable dedup layer",
   },
   gapClass: { ms: "milliseconds apart", seconds: "seconds apart", minutes: "minutes apart" },
+  layer: { bloom: "Bloom filter", redis: "Redis marker", db: "DB unique key", state: "state machine" },
+  list: (names) => (names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`),
   separator: "; ",
   coarse: " (broker time, to the second)",
   tolerant: (skew) => ` (within the ±${skew} clock tolerance)`,
@@ -231,7 +233,7 @@ export const en: Language = {
   pair: (p, f) =>
     `group ${p.group ?? "?"}${p.topic === null ? "" : ` (topic ${p.topic})`}: ${p.first.id} on ${f.i(p.first.instance)} at ${f.t(p.first.start)} → ${p.second.id} on ${f.i(p.second.instance)} at ${f.t(p.second.start)}`,
   verdict: (v, f, names) => {
-    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `caught by ${v.layer}`) : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;
+    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `caught by the ${f.layer(v.layer)}`) : v.outcome === "leaked" ? `leaked${v.defect === undefined ? "" : ` (${names.defect[v.defect]})`}` : names.outcome.unknown;
     const clocks = v.clockSkewMs > 0 ? ` (the clocks put them the other way round: ${names.clockNote(f.d(v.clockSkewMs))})` : "";
     return `${names.cause[v.cause]} (confidence ${v.confidence.toFixed(2)}), ${outcome}; ${f.d(v.gapMs)} apart${clocks}`;
   },

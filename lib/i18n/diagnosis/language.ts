@@ -1,13 +1,14 @@
 import type { EvidenceValues } from "../../diagnosis/evidence.ts";
 import type { AdviceValues } from "../../diagnosis/findings.ts";
 import type { MissingCode, MissingData, Verdict } from "../../diagnosis/types.ts";
-import type { Cause, Defect, GapClass, Outcome } from "../../diagnosis/vocabulary.ts";
+import type { Cause, DedupLayer, Defect, GapClass, Outcome } from "../../diagnosis/vocabulary.ts";
 
 /**
  * The shape of one language's diagnosis wording (en.ts, zh-CN.ts): a sentence for every evidence, missing-data and
  * advice code, and the names of causes, outcomes, defects and gap classes. The types require every code in every
  * language. Sentences get their times, durations and instance names through `Fmt`, so the formats are the same in
- * all of them (lib/format).
+ * all of them (lib/format). Straight double quotes enclose literals, the same in every language (a log line's words,
+ * a command), and nothing else: the dashboard sets what they enclose in <code> (components/Literal.tsx).
  */
 
 /** What a sentence formats with: lib/i18n/diagnosis-text.ts builds it from the render options. */
@@ -19,6 +20,10 @@ export interface Fmt {
   i(instance: string | null): string;
   q(topic: string | null, queue: string | null): string;
   cause(c: string): string;
+  /** A dedup layer by its name in the language; a layer the vocabulary does not know (a log's own) as it was logged. */
+  layer(l: string): string;
+  /** Layers as evidence stores them, joined by ", " (lib/diagnosis/rules/outcome.ts), as one list of names. */
+  layers(list: string): string;
 }
 
 export type Table<V extends object> = { [K in keyof V]: (v: V[K], f: Fmt) => string };
@@ -31,6 +36,10 @@ export interface Language {
   outcome: Record<Outcome, string>;
   defect: Record<Defect, string>;
   gapClass: Record<GapClass, string>;
+  /** The dedup layers as the sentences name them: the same names as the dashboard's (lib/i18n/ui). */
+  layer: Record<DedupLayer, string>;
+  /** Names joined into one list: "A, B and C". */
+  list: (names: string[]) => string;
   /** Between two clauses of one sentence. */
   separator: string;
   coarse: string;

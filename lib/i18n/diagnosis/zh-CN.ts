@@ -8,6 +8,11 @@ const WHEN_ZH: MembershipWords = {
   beyond: (interval) => `；略超过一个重平衡周期（${interval}），因不同主机的时钟存在偏差仍计入`,
 };
 
+/** A name set in Chinese text: a space where its Latin letters or digits meet the Chinese around it ("上的 Redis 标记在"), none where Chinese meets Chinese ("上的状态机在"). */
+function spaced(name: string): string {
+  return `${/^[A-Za-z0-9]/.test(name) ? " " : ""}${name}${/[A-Za-z0-9]$/.test(name) ? " " : ""}`;
+}
+
 const CHANNEL_ZH: Record<string, string> = {
   channel_inactive: "连接未注销即关闭",
   channel_expired: "120 秒无心跳",
@@ -119,29 +124,29 @@ export const zhCN: Language = {
     delay_message: (v) => `${v.msgId} 是延时消息（${v.msgType}）`,
     tx_commit: (v, f) => `${v.msgId} 在 ${f.t(v.ts)} ${v.fromCheck ? "由事务回查" : "由生产者"}提交`,
     tx_checkback: (v, f) => `broker 在 ${f.t(v.ts)} 回查了事务 ${v.msgId}`,
-    dedup_hit: (v, f) => `${f.i(v.instance)} 上的 ${v.layer} 层在 ${f.t(v.ts)} 命中：该投递被跳过`,
-    dedup_passed: (v, f) => `投递给 ${f.i(v.instance)} 的消息在 ${f.t(v.ts)} 通过了 ${v.layers}`,
+    dedup_hit: (v, f) => `${f.i(v.instance)} 上的${spaced(f.layer(v.layer))}在 ${f.t(v.ts)} 命中：该投递被跳过`,
+    dedup_passed: (v, f) => `投递给 ${f.i(v.instance)} 的消息在 ${f.t(v.ts)} 通过了${spaced(f.layers(v.layers))}`,
     executed_twice: (v, f) => `业务执行了两次：${f.i(v.firstInstance)} 于 ${f.t(v.firstTs)}，${f.i(v.secondInstance)} 于 ${f.t(v.secondTs)}`,
     second_failed: (v, f) => `${f.i(v.instance)} 上重复的业务执行在 ${f.t(v.ts)} 失败`,
     dedup_keys_differ: (v) => `两次尝试使用了不同的去重键（${v.first} 与 ${v.second}）`,
     dedup_key_is_msg_id: (v) => `去重键 ${v.dedupKey} 包含的是 msgId ${v.msgId}，而不是业务键`,
-    new_msg_id_passed: (v) => `新的 msgId 在第一个标记仍有效时通过了 ${v.layer} 层：标记是按消息而不是按业务设置的`,
-    gap_over_ttl: (v, f) => `${v.layer} 标记的有效期是 ${f.d(v.ttlMs)}；第二次检查在第一次之后 ${f.d(v.gapMs)}才到来`,
-    gap_within_ttl: (v, f) => `第二次检查在第一次之后 ${f.d(v.gapMs)}，仍在 ${v.layer} 标记的 ${f.d(v.ttlMs)}有效期内：标记丢失了`,
-    concurrent_passes: (v, f) => `${f.i(v.firstInstance)} 和 ${f.i(v.secondInstance)} 相隔 ${f.d(v.gapMs)}都通过了 ${v.layer} 层`,
+    new_msg_id_passed: (v, f) => `新的 msgId 在第一个标记仍有效时通过了${spaced(f.layer(v.layer))}：标记是按消息而不是按业务设置的`,
+    gap_over_ttl: (v, f) => `${spaced(f.layer(v.layer)).trimStart()}的有效期是 ${f.d(v.ttlMs)}；第二次检查在第一次之后 ${f.d(v.gapMs)}才到来`,
+    gap_within_ttl: (v, f) => `第二次检查在第一次之后 ${f.d(v.gapMs)}，仍在${spaced(f.layer(v.layer))}的 ${f.d(v.ttlMs)}有效期内：标记丢失了`,
+    concurrent_passes: (v, f) => `${f.i(v.firstInstance)} 和 ${f.i(v.secondInstance)} 相隔 ${f.d(v.gapMs)}都通过了${spaced(f.layer(v.layer))}`,
     acked_before_effect: (v, f) => `${f.i(v.instance)} 在 ${f.t(v.ackTs)} 已确认消费，而业务在 ${f.t(v.effectTs)} 才提交`,
-    only_volatile_layers: (v) => `只有 ${v.layers} 在防重：标记之后没有持久化的防线（数据库唯一键、状态机）`,
+    only_volatile_layers: (v, f) => `只有${spaced(f.layers(v.layers))}在防重：标记之后没有持久化的防线（数据库唯一键、状态机）`,
     written_twice: (v, f) =>
       `业务表（探针 ${v.probe}）中该业务键有 ${v.rows} 行：${f.i(v.firstInstance)} 于 ${f.t(v.firstTs)} 写入，${f.i(v.secondInstance)} 于 ${f.t(v.secondTs)} 写入，相隔 ${f.d(v.gapMs)}（数据库时钟）`,
     written_once: (v, f) => `业务表（探针 ${v.probe}）中该业务键只有一行，由 ${f.i(v.instance)} 于 ${f.t(v.ts)} 写入（数据库时钟）：业务只生效了一次`,
     not_written: (v, f) => `业务表（探针 ${v.probe}）中的 ${v.rows} 行都不是 ${f.t(v.ts)} 投递给 ${f.i(v.instance)} 的那次写入的：每一行都属于另一次投递`,
     marker_left: (v, f) =>
       v.how === "failed"
-        ? `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 失败，且没有删除 ${v.layer} 标记（没有 "released"）`
+        ? `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 失败，且没有删除${spaced(f.layer(v.layer))}（没有 "released"）`
         : v.how === "released_late"
-          ? `${f.i(v.instance)} 上的尝试持有 ${v.layer} 标记直到 ${f.t(v.ts)}：它失败后才删除标记，而另一次投递已被跳过`
-          : `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 通过了 ${v.layer} 层但没有完成，标记一直保留`,
-    retry_skipped: (v, f) => `${f.i(v.instance)} 上的 ${v.layer} 层在 ${f.t(v.ts)} 跳过了该投递`,
+          ? `${f.i(v.instance)} 上的尝试持有${spaced(f.layer(v.layer))}直到 ${f.t(v.ts)}：它失败后才删除标记，而另一次投递已被跳过`
+          : `${f.i(v.instance)} 上的尝试在 ${f.t(v.ts)} 通过了${spaced(f.layer(v.layer))}但没有完成，标记一直保留`,
+    retry_skipped: (v, f) => `${f.i(v.instance)} 上的${spaced(f.layer(v.layer))}在 ${f.t(v.ts)} 跳过了该投递`,
     never_executed: () => `该业务键在这个消费组中从未执行过业务`,
     reordered: (v) =>
       v.reason === "retry_times"
@@ -166,7 +171,7 @@ export const zhCN: Language = {
   advice: {
     marker_ttl_short: (v, f) =>
       `Redis 标记的 TTL ${f.d(v.ttlMs)}短于 ${v.sharePct}% 的重复投递间隔（最长 ${f.d(v.longestGapMs)}）；请将其调大到超过最长间隔${v.peakConsumeMs === null ? "" : `，并至少为峰值处理时间（${f.d(v.peakConsumeMs)}）的 10 倍`}，或依赖数据库唯一键`,
-    non_atomic_check: (v) => `${v.count} 次泄漏来自两个实例同时通过检查：请使用原子的 SET key NX EX（而不是先 GET 再 SET），或数据库唯一键`,
+    non_atomic_check: (v) => `${v.count} 次泄漏来自两个实例同时通过检查：请使用原子的 "SET key NX EX"（而不是先 GET 再 SET），或数据库唯一键`,
     key_not_business_key: (v) => `${v.count} 次重复因去重键不是业务键而通过（新的 msgId 产生新标记）：请用业务键作为标记`,
     marker_not_released: (v) => `${v.count} 条消息丢失：失败的尝试留下了标记，重试被跳过；请在失败时删除标记，或在副作用提交后再写标记`,
     async_ack: (v) => `${v.count} 次泄漏来自业务提交前就确认了消费：请在副作用持久化后再返回 CONSUME_SUCCESS`,
@@ -216,6 +221,8 @@ export const zhCN: Language = {
     no_durable_layer: "缺少持久化防重层",
   },
   gapClass: { ms: "相隔毫秒级", seconds: "相隔秒级", minutes: "相隔分钟级" },
+  layer: { bloom: "布隆过滤器", redis: "Redis 标记", db: "数据库唯一键", state: "状态机" },
+  list: (names) => names.join("、"),
   separator: "；",
   coarse: "（broker 时间只精确到秒）",
   tolerant: (skew) => `（在 ±${skew}的时钟容差内）`,
@@ -226,7 +233,7 @@ export const zhCN: Language = {
   pair: (p, f) =>
     `消费组 ${p.group ?? "?"}${p.topic === null ? "" : `（主题 ${p.topic}）`}：${p.first.id}（${f.i(p.first.instance)}，${f.t(p.first.start)}）→ ${p.second.id}（${f.i(p.second.instance)}，${f.t(p.second.start)}）`,
   verdict: (v, f, names) => {
-    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `被 ${v.layer} 层拦截`) : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
+    const outcome = v.outcome === "caught" ? (v.layer === undefined ? names.outcome.caught : `被${spaced(f.layer(v.layer))}拦截`) : v.outcome === "leaked" ? `已泄漏${v.defect === undefined ? "" : `（${names.defect[v.defect]}）`}` : names.outcome.unknown;
     const clocks = v.clockSkewMs > 0 ? `（按时钟两者顺序相反：${names.clockNote(f.d(v.clockSkewMs))}）` : "";
     return `${names.cause[v.cause]}（置信度 ${v.confidence.toFixed(2)}），${outcome}；相隔 ${f.d(v.gapMs)}${clocks}`;
   },

@@ -211,7 +211,7 @@ export const en = {
   redis: {
     title: "Dedup markers in Redis",
     note: "Read-only: EXISTS and PTTL on the keys the pattern gives for this business key.",
-    notConfigured: "Not configured: set DEDUP_REDIS_URL and DEDUP_REDIS_KEY_PATTERN (e.g. dedup:{group}:{bizKey}) to see whether the marker exists and when it expires.",
+    notConfigured: "Not configured: set DEDUP_REDIS_URL and DEDUP_REDIS_KEY_PATTERN (e.g. `dedup:{group}:{bizKey}`) to see whether the marker exists and when it expires.",
     unreachable: (why: string) => `Redis did not answer: ${why}`,
     key: "Redis key",
     exists: "exists",
@@ -436,7 +436,7 @@ export const en = {
       groupBy: "Group by: one alert per value of",
       summary: "Summary template",
       runbookUrl: "Runbook URL template",
-      templates: "Templates may use {{ $labels.group }}, {{ $value }} and {{ $keys }}.",
+      templates: "Templates may use `{{ $labels.group }}`, `{{ $value }}` and `{{ $keys }}`.",
       preview: "Preview",
       previewNothing: "Would fire now for nothing.",
       previewFor: (list: string) => `Would fire now for: ${list}`,
@@ -459,7 +459,7 @@ export const en = {
       },
       fields: {
         url: "URL",
-        signingSecret: "Signing secret (X-Dupscope-Signature)",
+        signingSecret: "Signing secret (`X-Dupscope-Signature`)",
         receiverUrl: "Receiver URL",
         alertmanagerUrl: "Alertmanager URL",
         robotUrl: "Robot webhook URL",

@@ -198,7 +198,7 @@ export const zhCN: Dictionary = {
   redis: {
     title: "Redis 中的防重标记",
     note: "只读：对该业务键按模式得到的键执行 EXISTS 和 PTTL。",
-    notConfigured: "未配置：设置 DEDUP_REDIS_URL 和 DEDUP_REDIS_KEY_PATTERN（例如 dedup:{group}:{bizKey}）即可查看标记是否存在及其过期时间。",
+    notConfigured: "未配置：设置 DEDUP_REDIS_URL 和 DEDUP_REDIS_KEY_PATTERN（例如 `dedup:{group}:{bizKey}`）即可查看标记是否存在及其过期时间。",
     unreachable: (why) => `Redis 没有响应：${why}`,
     key: "Redis 键",
     exists: "存在",
@@ -414,7 +414,7 @@ export const zhCN: Dictionary = {
       groupBy: "分组：按以下标签的每个取值各一条告警",
       summary: "摘要模板",
       runbookUrl: "处理手册链接模板",
-      templates: "模板中可使用 {{ $labels.group }}、{{ $value }} 和 {{ $keys }}。",
+      templates: "模板中可使用 `{{ $labels.group }}`、`{{ $value }}` 和 `{{ $keys }}`。",
       preview: "预览",
       previewNothing: "现在不会对任何对象触发。",
       previewFor: (list) => `现在会触发：${list}`,
@@ -437,7 +437,7 @@ export const zhCN: Dictionary = {
       },
       fields: {
         url: "URL",
-        signingSecret: "签名密钥（X-Dupscope-Signature）",
+        signingSecret: "签名密钥（`X-Dupscope-Signature`）",
         receiverUrl: "接收端 URL",
         alertmanagerUrl: "Alertmanager 地址",
         robotUrl: "机器人 Webhook 地址",

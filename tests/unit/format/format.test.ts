@@ -54,8 +54,8 @@ describe("durations (lib/format/duration.ts)", () => {
 
   it("is what the diagnosis sentences say, in both languages", () => {
     const e = evidence("gap_over_ttl", "defect", [], { gapMs: 59_960, ttlMs: 60_000, layer: "redis" });
-    assert.equal(describeEvidence(e), "the redis marker lives 1 min; the second check came 59 s after the first");
-    assert.equal(describeEvidence(e, { locale: "zh-CN" }), "redis 标记的有效期是 1 分钟；第二次检查在第一次之后 59 秒才到来");
+    assert.equal(describeEvidence(e), "the Redis marker lives 1 min; the second check came 59 s after the first");
+    assert.equal(describeEvidence(e, { locale: "zh-CN" }), "Redis 标记的有效期是 1 分钟；第二次检查在第一次之后 59 秒才到来");
   });
 });
 

@@ -4,7 +4,8 @@ import { evidence, type EvidenceCode, type EvidenceValues } from "../../../lib/d
 import type { AdviceCode, AdviceValues } from "../../../lib/diagnosis/findings.ts";
 import { causeName, defectName, describeAdvice, describeClockSkew, describeEvidence, describeMissing, describePair, describeVerdict, gapClassName, outcomeName } from "../../../lib/i18n/diagnosis-text.ts";
 import type { MissingCode, Verdict } from "../../../lib/diagnosis/types.ts";
-import { CAUSES, DEFECTS, GAP_CLASSES, OUTCOMES } from "../../../lib/diagnosis/vocabulary.ts";
+import { CAUSES, DEDUP_LAYERS, DEFECTS, GAP_CLASSES, OUTCOMES, type DedupLayer } from "../../../lib/diagnosis/vocabulary.ts";
+import { dictionary } from "../../../lib/i18n/dictionary.ts";
 import { T0 } from "../../helpers/diagnosis-events.ts";
 
 const ts = T0 + 1204; // 12:00:01.204 UTC
@@ -208,6 +209,36 @@ describe("human sentences", () => {
     assert.equal(describeVerdict(skewed, { locale: "zh-CN" }), "确认/位点丢失（置信度 0.90），已泄漏（标记已过期）；相隔 189 毫秒（按时钟两者顺序相反：两台主机的时钟相差约 189 毫秒）");
   });
 
+  it("names the dedup layers as the dashboard does, never by their codes", () => {
+    const caught = (layer: DedupLayer): Verdict => ({
+      group: "pay-consumer", topic: "PAY_SUCCESS", cause: "rebalance", confidence: 0.9, evidence: [], gapMs: 2_000, clockSkewMs: 0, gapClass: "seconds",
+      instances: { first: A, second: B }, sameInstance: false, outcome: "caught", layer, deliveries: ["d1", "d2"], msgIds: { first: "M1", second: "M1" },
+    });
+    for (const layer of DEDUP_LAYERS) {
+      for (const locale of ["en", "zh-CN"] as const) {
+        const words = dictionary(locale).layers[layer];
+        assert.ok(describeVerdict(caught(layer), { locale }).includes(words), `${locale} verdict names ${layer} "${words}"`);
+      }
+    }
+    assert.equal(describeVerdict(caught("redis")), "rebalance (confidence 0.90), caught by the Redis marker; 2 s apart");
+    assert.equal(describeVerdict(caught("redis"), { locale: "zh-CN" }), "重平衡（置信度 0.90），被 Redis 标记拦截；相隔 2 秒");
+    assert.equal(describeVerdict(caught("db"), { locale: "zh-CN" }), "重平衡（置信度 0.90），被数据库唯一键拦截；相隔 2 秒");
+    const passed = evidence("dedup_passed", "outcome", [], { layers: "bloom, redis, db", instance: B, ts: Date.UTC(2026, 11, 7, 3, 0, 0, 189) });
+    assert.equal(describeEvidence(passed), "the delivery to 10.0.0.7@88 passed the Bloom filter, Redis marker and DB unique key at 03:00:00.189");
+    assert.equal(describeEvidence(passed, { locale: "zh-CN" }), "投递给 10.0.0.7@88 的消息在 03:00:00.189 通过了布隆过滤器、Redis 标记、数据库唯一键");
+    const hit = evidence("dedup_hit", "outcome", [], { layer: "redis", instance: B, ts: Date.UTC(2026, 11, 7, 3, 0, 0, 189) });
+    assert.equal(describeEvidence(hit, { locale: "zh-CN" }), "10.0.0.7@88 上的 Redis 标记在 03:00:00.189 命中：该投递被跳过");
+    // A layer of the application's own that the vocabulary has no name for is shown as it was logged.
+    assert.equal(describeEvidence(evidence("dedup_hit", "outcome", [], { layer: "cache", instance: B, ts: Date.UTC(2026, 11, 7, 3, 0, 0, 189) })), "the cache on 10.0.0.7@88 said hit at 03:00:00.189: the delivery was skipped");
+    for (const locale of ["en", "zh-CN"] as const) {
+      for (const [code, values] of Object.entries(SAMPLES)) {
+        if (!("layer" in values) && !("layers" in values)) continue;
+        const text = describeEvidence(evidence(code as EvidenceCode, "outcome", [], values as never), { locale });
+        assert.doesNotMatch(text, /\b(bloom|redis)\b/, `${locale} ${code} names no layer by its code: ${text}`);
+      }
+    }
+  });
+
   it("names a verdict's group, topic and two deliveries by instance and time, in the diagnosis's order", () => {
     const first = { id: "d1", instance: A, start: Date.UTC(2026, 11, 7, 3, 0, 0, 189) };
     const second = { id: "d2", instance: B, start: Date.UTC(2026, 11, 7, 3, 0, 0, 0) };
@@ -217,8 +248,8 @@ describe("human sentences", () => {
 
   it("words a gap stamped against the known order as its size and the clocks' disagreement, never as a negative duration", () => {
     const passes = evidence("concurrent_passes", "defect", [], { gapMs: -189, firstInstance: A, secondInstance: B, layer: "redis" });
-    assert.equal(describeEvidence(passes), "10.0.0.5@123 and 10.0.0.7@88 both passed the redis layer 189 ms apart; the hosts' clocks disagree by ~189 ms");
-    assert.equal(describeEvidence(passes, { locale: "zh-CN" }), "10.0.0.5@123 和 10.0.0.7@88 相隔 189 毫秒都通过了 redis 层；两台主机的时钟相差约 189 毫秒");
+    assert.equal(describeEvidence(passes), "10.0.0.5@123 and 10.0.0.7@88 both passed the Redis marker 189 ms apart; the hosts' clocks disagree by ~189 ms");
+    assert.equal(describeEvidence(passes, { locale: "zh-CN" }), "10.0.0.5@123 和 10.0.0.7@88 相隔 189 毫秒都通过了 Redis 标记；两台主机的时钟相差约 189 毫秒");
     assert.equal(describeClockSkew(180), "the hosts' clocks disagree by ~180 ms");
   });
 
