@@ -36,7 +36,7 @@ function CategoryTick({ x, y, payload, width, measure }: { x?: number; y?: numbe
   return (
     <g transform={`translate(${x ?? 0},${y ?? 0})`} data-full-label={full}>
       {shown !== full ? <title>{full}</title> : null}
-      <text x={-4} dy="0.355em" textAnchor="end" fill={AXIS.tick.fill} fontSize={FONT_PX}>
+      <text x={-4} dy="0.355em" textAnchor="end" fill={AXIS.tick.fill} fontSize={FONT_PX} className="recharts-cartesian-axis-tick-value">
         {shown}
       </text>
     </g>
