@@ -1,26 +1,31 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Cell, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { AXIS, TOOLTIP_STYLE } from "./time-axis.ts";
+import { Bar, BarChart, CartesianGrid, Cell, LabelList, ResponsiveContainer, Tooltip, XAxis } from "recharts";
+import { CategoryYAxis, ChartTooltip } from "./ChartParts.tsx";
+import { estimateWidth } from "./labels.ts";
+import { AXIS } from "./time-axis.ts";
 
 export interface FunnelRow {
   label: string;
-  reached: number;
-  /** "12 caught here", or empty. */
+  /** The count the bar is drawn to, and the one its note words. */
+  value: number;
+  /** "12 caught", or the count. */
   note: string;
   color: string;
 }
 
-/** The dedup layers as a funnel: one bar per stage, shrinking by what each layer caught. */
-export function FunnelChart({ rows, valueLabel }: { rows: FunnelRow[]; valueLabel: string }) {
+/** The dedup layers in the order they check: duplicates checked, what each layer caught, what leaked. */
+export function FunnelChart({ rows, moreText }: { rows: FunnelRow[]; moreText: string }) {
+  const height = Math.max(160, rows.length * 36);
+  const noteRoom = Math.ceil(Math.max(0, ...rows.map((r) => estimateWidth(AXIS.tick.fontSize)(r.note)))) + 16;
   return (
-    <ResponsiveContainer width="100%" height={Math.max(160, rows.length * 36)}>
-      <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 130, bottom: 0, left: 8 }}>
+    <ResponsiveContainer width="100%" height={height}>
+      <BarChart data={rows} layout="vertical" margin={{ top: 4, right: noteRoom, bottom: 0, left: 8 }}>
         <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" horizontal={false} />
         <XAxis type="number" allowDecimals={false} {...AXIS} />
-        <YAxis type="category" dataKey="label" width={130} {...AXIS} />
-        <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: "var(--row-alt)" }} />
-        <Bar dataKey="reached" name={valueLabel} isAnimationActive={false}>
+        <CategoryYAxis dataKey="label" labels={rows.map((r) => r.label)} />
+        <Tooltip content={(p) => <ChartTooltip {...p} heightPx={height} moreText={moreText} valueText={(_v, item) => (item as FunnelRow).note} />} cursor={{ fill: "var(--row-alt)" }} />
+        <Bar dataKey="value" isAnimationActive={false}>
           {rows.map((r) => (
             <Cell key={r.label} fill={r.color} />
           ))}

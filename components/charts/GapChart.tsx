@@ -2,7 +2,10 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Series } from "./CauseChart.tsx";
-import { AXIS, TOOLTIP_STYLE } from "./time-axis.ts";
+import { ChartTooltip } from "./ChartParts.tsx";
+import { AXIS } from "./time-axis.ts";
+
+const HEIGHT = 260;
 
 export interface GapRow {
   label: string;
@@ -14,13 +17,13 @@ export interface GapRow {
  * The gap histogram: bins 1-3-10 apart (a log scale drawn as evenly spaced categories), stacked by cause, on
  * shaded bands for milliseconds, seconds and minutes.
  */
-export function GapChart({ rows, series, bands }: { rows: GapRow[]; series: Series[]; bands: { band: GapRow["band"]; label: string }[] }) {
+export function GapChart({ rows, series, bands, moreText }: { rows: GapRow[]; series: Series[]; bands: { band: GapRow["band"]; label: string }[]; moreText: string }) {
   const edges = bands.flatMap((b) => {
     const inBand = rows.filter((r) => r.band === b.band);
     return inBand.length === 0 ? [] : [{ ...b, x1: inBand[0]!.label, x2: inBand.at(-1)!.label }];
   });
   return (
-    <ResponsiveContainer width="100%" height={260}>
+    <ResponsiveContainer width="100%" height={HEIGHT}>
       <BarChart data={rows} margin={{ top: 24, right: 8, bottom: 0, left: -8 }} barCategoryGap={2}>
         {edges.map((e, i) => (
           <ReferenceArea
@@ -36,7 +39,7 @@ export function GapChart({ rows, series, bands }: { rows: GapRow[]; series: Seri
         <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="label" interval={0} angle={-35} textAnchor="end" height={48} {...AXIS} />
         <YAxis allowDecimals={false} {...AXIS} />
-        <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: "var(--row-alt)" }} />
+        <Tooltip content={(p) => <ChartTooltip {...p} heightPx={HEIGHT} moreText={moreText} />} cursor={{ fill: "var(--row-alt)" }} />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         {series.map((s) => (
           <Bar key={s.key} dataKey={s.key} name={s.label} stackId="gap" fill={s.color} isAnimationActive={false} />

@@ -1,7 +1,9 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { AXIS, TOOLTIP_STYLE } from "./time-axis.ts";
+import { Bar, BarChart, CartesianGrid, LabelList, ResponsiveContainer, Tooltip, XAxis } from "recharts";
+import { CategoryYAxis, ChartTooltip } from "./ChartParts.tsx";
+import { estimateWidth } from "./labels.ts";
+import { AXIS } from "./time-axis.ts";
 
 export interface RateBar {
   name: string;
@@ -12,14 +14,16 @@ export interface RateBar {
 }
 
 /** Groups or topics as ranked, first on top: the bar is the measure ranked by, the label gives both. */
-export function RateChart({ bars, unit, valueLabel }: { bars: RateBar[]; unit: string; valueLabel: string }) {
+export function RateChart({ bars, unit, valueLabel, moreText }: { bars: RateBar[]; unit: string; valueLabel: string; moreText: string }) {
+  const height = Math.max(120, bars.length * 30 + 30);
+  const textRoom = Math.ceil(Math.max(0, ...bars.map((b) => estimateWidth(AXIS.tick.fontSize)(b.text)))) + 16;
   return (
-    <ResponsiveContainer width="100%" height={Math.max(120, bars.length * 30 + 30)}>
-      <BarChart data={bars} layout="vertical" margin={{ top: 4, right: 170, bottom: 0, left: 8 }}>
+    <ResponsiveContainer width="100%" height={height}>
+      <BarChart data={bars} layout="vertical" margin={{ top: 4, right: textRoom, bottom: 0, left: 8 }}>
         <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" horizontal={false} />
         <XAxis type="number" unit={unit} allowDecimals={unit !== ""} domain={[0, (max: number) => Math.max(1, Math.ceil(max))]} {...AXIS} />
-        <YAxis type="category" dataKey="name" width={130} {...AXIS} />
-        <Tooltip {...TOOLTIP_STYLE} cursor={{ fill: "var(--row-alt)" }} formatter={(_v, _n, item) => [(item.payload as RateBar).text, valueLabel]} />
+        <CategoryYAxis dataKey="name" labels={bars.map((b) => b.name)} />
+        <Tooltip content={(p) => <ChartTooltip {...p} heightPx={height} moreText={moreText} valueText={(_v, item) => (item as RateBar).text} />} cursor={{ fill: "var(--row-alt)" }} />
         <Bar dataKey="value" name={valueLabel} fill="#4e79a7" isAnimationActive={false}>
           <LabelList dataKey="text" position="right" fill="var(--fg)" fontSize={12} />
         </Bar>

@@ -15,7 +15,7 @@ import { dictionary, type Dictionary } from "@/lib/i18n/dictionary.ts";
 import { filterQuery, type Filters } from "@/lib/queries/filters.ts";
 import { getStore } from "@/lib/store/index.ts";
 import { kpiLinks, type KpiName } from "@/lib/views/kpi-links.ts";
-import { causeTrend, funnel, gaps, kpis, leaders, leaks, outcomeTrend, RANK_ORDERS, rates, type Count, type RankOrder, type RateRow } from "@/lib/views/overview.ts";
+import { causeTrend, funnel, funnelBars, gaps, kpis, leaders, leaks, outcomeTrend, RANK_ORDERS, rates, type Count, type RankOrder, type RateRow } from "@/lib/views/overview.ts";
 
 /**
  * The overview's widgets: each reads its own read model (lib/views/overview.ts) and renders inside its own Suspense
@@ -70,7 +70,7 @@ export async function CauseWidget({ f, locale }: Props) {
   const series = causeSeries(causes, locale);
   return (
     <Widget id="by-cause" title={t.byCause} note={t.byCauseNote} wide>
-      <CauseChart points={points} series={series} rebalanceLabel={t.rebalances} from={f.from} to={f.to} />
+      <CauseChart points={points} series={series} rebalanceLabel={t.rebalances} moreText={t.tooltipMore} from={f.from} to={f.to} />
       <p className="muted chart-summary">{summary(causes, (c) => causeName(c, locale), locale)}</p>
     </Widget>
   );
@@ -82,7 +82,7 @@ export async function OutcomeWidget({ f, locale }: Props) {
   const series = outcomes.map(({ key }) => ({ key, label: outcomeName(key, locale), color: OUTCOME_COLORS[key] }));
   return (
     <Widget id="outcomes" title={t.outcomes} note={t.outcomesNote}>
-      <OutcomeChart points={points} series={series} from={f.from} to={f.to} />
+      <OutcomeChart points={points} series={series} moreText={t.tooltipMore} from={f.from} to={f.to} />
       <p className="muted chart-summary">{summary(outcomes, (o) => outcomeName(o, locale), locale)}</p>
     </Widget>
   );
@@ -91,15 +91,15 @@ export async function OutcomeWidget({ f, locale }: Props) {
 export async function FunnelWidget({ f, locale }: Props) {
   const d = dictionary(locale);
   const { stages, caughtBy } = await funnel(await driver(), f);
-  const rows = stages.map((s) => ({
-    label: s.stage === "checked" || s.stage === "leaked" ? d.overview.funnelStages[s.stage] : d.layers[s.stage],
-    reached: s.reached,
-    note: s.caught > 0 ? d.overview.funnelCaught(fmt(s.caught, locale)) : s.stage === "leaked" || s.stage === "checked" ? fmt(s.reached, locale) : "",
-    color: s.stage === "leaked" ? OUTCOME_COLORS.leaked : s.stage === "checked" ? "#4e79a7" : "#76b7b2",
+  const rows = funnelBars(stages).map((b) => ({
+    label: b.stage === "checked" || b.stage === "leaked" ? d.overview.funnelStages[b.stage] : d.layers[b.stage],
+    value: b.value,
+    note: b.kind === "caught" ? d.overview.funnelCaught(fmt(b.value, locale)) : fmt(b.value, locale),
+    color: b.kind === "leaked" ? OUTCOME_COLORS.leaked : b.kind === "checked" ? "#4e79a7" : "#76b7b2",
   }));
   return (
     <Widget id="funnel" title={d.overview.funnel} note={d.overview.funnelNote}>
-      <FunnelChart rows={rows} valueLabel={d.overview.kpi.duplicates} />
+      <FunnelChart rows={rows} moreText={d.overview.tooltipMore} />
       <p className="muted chart-summary">
         {summary(caughtBy, (l) => d.layers[l], locale)}
       </p>
@@ -119,7 +119,7 @@ export async function GapWidget({ f, locale }: Props) {
   const bands = perBand.map(({ key }) => ({ band: key, label: t.bands[key] }));
   return (
     <Widget id="gaps" title={t.gaps} note={t.gapsNote} wide>
-      <GapChart rows={rows} series={series} bands={bands} />
+      <GapChart rows={rows} series={series} bands={bands} moreText={t.tooltipMore} />
       <p className="muted chart-summary">
         {summary(perBand, (band) => t.bands[band], locale)}
       </p>
@@ -201,7 +201,7 @@ export async function RateWidget({ f, locale, by, order }: Props & { by: "group"
               </span>
             ))}
           </nav>
-          <RateChart bars={bars} unit={order === "rate" ? "%" : ""} valueLabel={t.rankOrders[order]} />
+          <RateChart bars={bars} unit={order === "rate" ? "%" : ""} valueLabel={t.rankOrders[order]} moreText={t.tooltipMore} />
           <RankTable rows={shown} by={by} t={d} locale={locale} />
           {rest.length > 0 ? (
             <details className="rank-rest">

@@ -84,6 +84,23 @@ export interface Funnel {
   caughtBy: Count<DedupLayer>[];
 }
 
+export interface FunnelBar {
+  stage: FunnelStage["stage"];
+  /** What the bar is drawn to and labelled with: duplicates checked, a layer's catches, or the leaks. */
+  value: number;
+  kind: "checked" | "caught" | "leaked";
+}
+
+/**
+ * One bar per stage, each the count it is labelled with: a layer's bar is what it caught, not what reached it, so
+ * "Bloom filter 112 caught" is as long as 112 and the layers' bars with the leaks' add up to the checked one.
+ */
+export function funnelBars(stages: readonly FunnelStage[]): FunnelBar[] {
+  return stages.map((s) =>
+    s.stage === "checked" || s.stage === "leaked" ? { stage: s.stage, value: s.reached, kind: s.stage } : { stage: s.stage, value: s.caught, kind: "caught" },
+  );
+}
+
 export async function funnel(driver: SqlDriver, f: Filters): Promise<Funnel> {
   const stages = await dedupFunnel(driver, f);
   return { stages, caughtBy: DEDUP_LAYERS.map((l) => ({ key: l, n: stages.find((s) => s.stage === l)?.caught ?? 0 })) };
