@@ -104,7 +104,7 @@ describe("RabbitMQ key page in Chromium", () => {
     );
     const secondSpan = await page.locator('[data-testid="timeline"] [data-instance="127.0.0.1:34178 -> 127.0.0.1:5672@1"] a.tl-span').getAttribute("aria-label");
     assert.match(secondSpan ?? "", /^consumption d2 · invoice-worker-b · 127\.0\.0\.1:34178 · channel 1 · redelivered · /);
-    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["gap 12 ms"]);
+    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["d1 → d2: 12 ms"]);
     await screenshot(page, "key-rabbitmq-ack-lost");
 
     await page.goto(`${server.url}/keys/ORD-20261130-000143?lang=zh-CN`);
@@ -142,7 +142,7 @@ describe("RabbitMQ key page in Chromium", () => {
         `delivered (${q} → invoice-worker-b (1))`,
       ],
     );
-    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["gap 3.2 s"]);
+    assert.deepEqual(await page.locator('[data-testid="timeline-gap"] .tl-gap-label').allTextContents(), ["d1 → d3: 3.2 s"]);
     const legend = await page.locator(".tl-legend li").allTextContents();
     for (const entry of ["↓ delivered", "☠ dead-lettered (x-death)", "↪ shovelled back (x-shovelled)", "⊗ channel or connection closed"]) assert.ok(legend.includes(entry), `${entry} in ${legend.join(" | ")}`);
     await screenshot(page, "key-rabbitmq-dlq-replay");

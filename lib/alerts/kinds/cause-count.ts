@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CAUSES } from "../../diagnosis/vocabulary.ts";
 import { count, name, scope, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import { keysOf, labelsOf, num, verdictCounts } from "./sql.ts";
 
 /** Duplicates of one cause. */
@@ -24,7 +25,7 @@ export const causeCount = defineKind({
   },
   metricLabels: ["group", "topic", "cause"],
   promql: (c, q) => ({ expr: `${q.increase("dupscope_duplicates_total", { group: c.group, topic: c.topic, cause: c.cause }, c.windowSeconds)} > ${c.threshold}` }),
-  title: { en: "Duplicates of one cause > N", "zh-CN": "某一原因的重复消费 > N" },
+  title: KIND_TITLES.cause_count,
   describe: {
     en: (c, words) => `${words.cause(c.cause)} duplicates${scope(c, "en")} > ${c.threshold} in ${span(c.windowSeconds, "en")}`,
     "zh-CN": (c, words) => `${span(c.windowSeconds, "zh-CN")}内${scope(c, "zh-CN")}原因为“${words.cause(c.cause)}”的重复消费 > ${c.threshold}`,

@@ -1,3 +1,5 @@
+// First: it must run before any of the kinds' schemas is built.
+import "./browser-zod.ts";
 import { z } from "zod";
 import { formatDuration } from "../../format/duration.ts";
 import type { Locale } from "../../i18n/locale.ts";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEDUP_LAYERS, type DedupLayer } from "../../diagnosis/vocabulary.ts";
 import { count, name, percent, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import { keysOf, labelsOf, MAX_KEYS, num, split, type Row } from "./sql.ts";
 
 /** The layers a duplicate meets after `layer` in a Bloom → Redis → DB → state stack. */
@@ -45,7 +46,7 @@ export const dedupMissRate = defineKind({
     const all = hits([c.layer, ...later]);
     return { expr: `(${hits(later)} / ${all}) * 100 > ${c.thresholdPercent} and ${all} >= ${c.minHits}` };
   },
-  title: { en: "Dedup layer miss rate > X %", "zh-CN": "防重层漏拦率 > X %" },
+  title: KIND_TITLES.dedup_miss_rate,
   describe: {
     en: (c, words) =>
       `${words.layer(c.layer)} miss rate in group ${c.group} (hits by ${layersAfter(c.layer).map(words.layer).join("/") || "no later layer"} of all hits from ${words.layer(c.layer)} on) > ${c.thresholdPercent}% in ${span(c.windowSeconds, "en")}`,

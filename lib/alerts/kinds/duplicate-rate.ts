@@ -3,6 +3,7 @@ import type { SqlDriver } from "../../store/driver.ts";
 import type { GroupByLabel } from "../series.ts";
 import { count, name, percent, scope, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import { keysOf, labelsOf, num, verdictCounts, type Row } from "./sql.ts";
 
 const schema = z
@@ -56,7 +57,7 @@ export const duplicateRate = defineKind({
     const keys = q.increase("dupscope_keys_total", { group: c.group }, c.windowSeconds);
     return { expr: `(${q.increase("dupscope_duplicates_total", { group: c.group }, c.windowSeconds)} / ${keys}) * 100 > ${c.thresholdPercent} and ${keys} >= ${c.minKeys}` };
   },
-  title: { en: "Duplicates per 100 keys > X %", "zh-CN": "每 100 个业务键的重复消费 > X %" },
+  title: KIND_TITLES.duplicate_rate,
   describe: {
     en: (c) => `duplicates per 100 keys${scope(c, "en")} > ${c.thresholdPercent}% in ${span(c.windowSeconds, "en")}`,
     "zh-CN": (c) => `${span(c.windowSeconds, "zh-CN")}内${scope(c, "zh-CN")}每 100 个业务键的重复消费 > ${c.thresholdPercent}%`,

@@ -49,6 +49,3 @@ export function kindModule(kind: ConditionKind): AnyKind {
 }
 
 /** The form's names of the kinds in one language, for the dictionaries (lib/i18n/ui). */
-export function kindTitles(locale: Locale): Record<ConditionKind, string> {
-  return Object.fromEntries(KINDS.map((k) => [k.schema.shape.kind.value, k.title[locale]])) as Record<ConditionKind, string>;
-}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { name, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import type { Row } from "./sql.ts";
 
 /** The time since sources starting with a prefix last stored anything. */
@@ -32,7 +33,7 @@ export const ingestSilent = defineKind({
     if (!q.formats.includes(format)) return { unsupported: `ingest_silent for source "${c.source}": metrics are labelled by format, not by source` };
     return { expr: `${q.increase("dupscope_ingest_events_total", { format, result: "accepted" }, c.silentSeconds)} == 0` };
   },
-  title: { en: "Source silent for longer than T", "zh-CN": "数据源静默超过 T" },
+  title: KIND_TITLES.ingest_silent,
   describe: {
     en: (c) => `no events from sources starting with "${c.source}" for ${span(c.silentSeconds, "en")}`,
     "zh-CN": (c) => `以“${c.source}”开头的数据源已 ${span(c.silentSeconds, "zh-CN")}没有事件`,

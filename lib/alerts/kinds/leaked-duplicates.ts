@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { count, name, scope, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import { keysOf, labelsOf, num, verdictCounts } from "./sql.ts";
 
 /** Duplicates that got through every dedup layer, by the second delivery's time. */
@@ -21,7 +22,7 @@ export const leakedDuplicates = defineKind({
   },
   metricLabels: ["group", "topic", "defect"],
   promql: (c, q) => ({ expr: `${q.increase("dupscope_leaks_total", { group: c.group, topic: c.topic }, c.windowSeconds)} > ${c.threshold}` }),
-  title: { en: "Leaked duplicates > N", "zh-CN": "泄漏的重复消费 > N" },
+  title: KIND_TITLES.leaked_duplicates,
   describe: {
     en: (c) => `leaked duplicates${scope(c, "en")} > ${c.threshold} in ${span(c.windowSeconds, "en")}`,
     "zh-CN": (c) => `${span(c.windowSeconds, "zh-CN")}内${scope(c, "zh-CN")}泄漏的重复消费 > ${c.threshold}`,

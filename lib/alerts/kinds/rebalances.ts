@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { count, name, scope, span, windowSeconds } from "./common.ts";
 import { defineKind } from "./kind.ts";
+import { KIND_TITLES } from "./titles.ts";
 import { labelsOf, num, split, type Row } from "./sql.ts";
 
 /** Rebalance events of one group. */
@@ -27,7 +28,7 @@ export const rebalances = defineKind({
   },
   metricLabels: ["group", "topic"],
   promql: (c, q) => ({ expr: `${q.increase("dupscope_rebalances_total", { group: c.group, topic: c.topic }, c.windowSeconds)} > ${c.threshold}` }),
-  title: { en: "Rebalances of a group > N", "zh-CN": "消费组的重平衡次数 > N" },
+  title: KIND_TITLES.rebalances,
   describe: {
     en: (c) => `rebalances${scope(c, "en")} > ${c.threshold} in ${span(c.windowSeconds, "en")}`,
     "zh-CN": (c) => `${span(c.windowSeconds, "zh-CN")}内${scope(c, "zh-CN")}的重平衡次数 > ${c.threshold}`,

@@ -1,6 +1,7 @@
 import type { ChannelType } from "../../alerts/channels/config.ts";
 import type { AlertMessage } from "../../alerts/channels/message.ts";
-import { kindTitles, type ConditionFieldKey } from "../../alerts/kinds/index.ts";
+import type { ConditionFieldKey } from "../../alerts/kinds/index.ts";
+import { kindTitles } from "../../alerts/kinds/titles.ts";
 import type { NOTIFICATION_STATUSES } from "../../alerts/history.ts";
 import type { SEVERITIES } from "../../alerts/schema.ts";
 import type { AlertStateName } from "../../alerts/state-machine.ts";

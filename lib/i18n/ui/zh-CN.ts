@@ -1,4 +1,4 @@
-import { kindTitles } from "../../alerts/kinds/index.ts";
+import { kindTitles } from "../../alerts/kinds/titles.ts";
 import type { Dictionary } from "./en.ts";
 
 /** The UI's own words in Simplified Chinese, typed as the English table (en.ts): every entry, the same shapes. */
