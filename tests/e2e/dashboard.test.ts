@@ -326,6 +326,8 @@ probes:
     const nav = page.getByRole("navigation", { name: "Main" });
     assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Duplicates"]);
     await Promise.all([page.waitForURL("**/alerts"), nav.getByRole("link", { name: "Alerts" }).click()]);
+    // A client-side navigation sets the title when the page's metadata has streamed in, which may be after the URL.
+    await page.waitForFunction(() => document.title !== "", undefined, { timeout: 10_000 });
     assert.equal(await page.title(), "Alerts · dupscope");
     assert.deepEqual(await nav.locator('a[aria-current="page"]').allTextContents(), ["Alerts"]);
     await assertAccessible(page, "the alerts page");

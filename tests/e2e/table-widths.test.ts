@@ -203,7 +203,7 @@ describe("tables fit their boxes, in Chromium", () => {
     const wide = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await wide.goto(`${server.url}/duplicates`);
     const cell = wide.locator('[data-testid="duplicates"] tbody tr').first().locator("td.dt-p2");
-    assert.equal(await cell.isVisible(), true);
+    await cell.waitFor({ state: "visible", timeout: 5000 });
     assert.equal(await cell.getAttribute("title"), (await cell.innerText()).replace(/\s+/g, ""), "a wrapped msgId's title is the whole value");
   });
 });

@@ -211,7 +211,7 @@ for (const backend of backends) {
     it("serves the key page of a key with reserved and non-ASCII characters", async () => {
       const oddKey = "订单 7/42%";
       const page = (await (await fetch(`${server.url}/keys/${encodeURIComponent(oddKey)}`)).text()).replaceAll("<!-- -->", "");
-      assert.ok(page.includes(`<span class="mono">${oddKey}</span>`), "the key is shown as written");
+      assert.ok(new RegExp(`<span class="mono"[^>]*>${oddKey.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}</span>`).test(page), "the key is shown as written");
       assert.ok(page.includes("1 events, oldest first"), "its stored event is found");
     });
 
