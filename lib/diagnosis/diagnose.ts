@@ -2,7 +2,7 @@ import type { NormalizedEvent } from "../events/model.ts";
 import { messageFacts, type MessageFacts } from "./copies.ts";
 import { reconstructDeliveries } from "./deliveries.ts";
 import { attachEffectRows } from "./effect-rows.ts";
-import { evidence, type Evidence } from "./evidence.ts";
+import { evidence, mergeRepeatedEvidence, type Evidence } from "./evidence.ts";
 import { instanceRelation } from "./identity.ts";
 import { forkOf, retryParents } from "./lineage.ts";
 import { foldHoldings, holdingChangesIn, type HoldingInterval } from "./holdings.ts";
@@ -251,7 +251,7 @@ function assemble(pair: Pair, cause: Verdict["cause"], confidence: number, cause
     topic: second.topic ?? first.topic,
     cause,
     confidence,
-    evidence: markReceipt([...causeEvidence, ...outcome.evidence], pair.byId),
+    evidence: mergeRepeatedEvidence(markReceipt([...causeEvidence, ...outcome.evidence], pair.byId)),
     gapMs: timing.gapMs,
     clockSkewMs: timing.clockSkewMs,
     gapClass: gapClass(timing.gapMs),

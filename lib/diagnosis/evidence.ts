@@ -176,6 +176,21 @@ export interface EvidenceFlags {
   receipt?: boolean;
 }
 
+/**
+ * One item per fact: two lines that say the same thing (a member's connect logged by both brokers in one second)
+ * read as one piece of evidence citing both, not as the same sentence twice.
+ */
+export function mergeRepeatedEvidence(list: readonly Evidence[]): Evidence[] {
+  const byFact = new Map<string, Evidence>();
+  for (const e of list) {
+    const fact = JSON.stringify([e.code, e.role, e.values, e.coarse ?? false, e.tolerant ?? false, e.receipt ?? false]);
+    const seen = byFact.get(fact);
+    if (seen === undefined) byFact.set(fact, { ...e, eventIds: [...e.eventIds] });
+    else for (const id of e.eventIds) if (!seen.eventIds.includes(id)) seen.eventIds.push(id);
+  }
+  return [...byFact.values()];
+}
+
 export function evidence<C extends EvidenceCode>(
   code: C,
   role: EvidenceRole,
