@@ -2,6 +2,7 @@ import { foldHoldings, type HoldingChange, type HoldingClosedBy, type HoldingInt
 import type { MemberChange } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { sinceRawSql } from "./raw-events-from.ts";
+import { spanOfRow, type IntervalSpanRow } from "./interval-rows.ts";
 
 /**
  * The store's side of who held which queue (lib/diagnosis/holdings.ts): the lines' changes are kept in
@@ -92,34 +93,19 @@ export async function rewriteHoldings(session: SqlSession, group: string, member
   );
 }
 
-interface IntervalRow {
+interface IntervalRow extends IntervalSpanRow<HoldingClosedBy> {
   group_name: string;
   topic: string;
   queue: string;
   holder: string;
-  since_ts: string | number | null;
-  since_event: string | null;
-  since_coarse: boolean;
-  until_ts: string | number | null;
-  until_event: string | null;
-  closed_by: HoldingClosedBy | null;
-  since_raw: boolean;
 }
-
-const num = (v: string | number | null) => (v === null ? null : Number(v));
 
 const intervalOfRow = (r: IntervalRow): HoldingInterval => ({
   group: r.group_name,
   topic: r.topic,
   queue: r.queue,
   holder: r.holder,
-  since: num(r.since_ts),
-  sinceEvent: r.since_event,
-  sinceCoarse: r.since_coarse,
-  until: num(r.until_ts),
-  untilEvent: r.until_event,
-  closedBy: r.closed_by,
-  sinceRaw: r.since_raw,
+  ...spanOfRow(r),
 });
 
 /**

@@ -4,6 +4,7 @@ import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
 import { holdingChangesOf, insertHoldingChanges, rewriteHoldings } from "./group-holdings.ts";
 import { sinceRawSql } from "./raw-events-from.ts";
+import { spanOfRow, type IntervalSpanRow } from "./interval-rows.ts";
 
 /**
  * The store's side of a group's state over time (lib/diagnosis/members.ts): the membership lines' changes are kept in
@@ -126,7 +127,7 @@ export interface StoredInterval extends MemberInterval {
   sinceRaw: boolean;
 }
 
-interface IntervalRow {
+interface IntervalRow extends IntervalSpanRow<ClosedBy> {
   group_name: string;
   member: string;
   instance: string | null;
@@ -134,16 +135,7 @@ interface IntervalRow {
   remote: string | null;
   model: string | null;
   broker: string;
-  since_ts: string | number | null;
-  since_event: string | null;
-  since_coarse: boolean;
-  until_ts: string | number | null;
-  until_event: string | null;
-  closed_by: ClosedBy | null;
-  since_raw: boolean;
 }
-
-const num = (v: string | number | null) => (v === null ? null : Number(v));
 
 export const intervalOfRow = (r: IntervalRow): StoredInterval => ({
   group: r.group_name,
@@ -153,13 +145,7 @@ export const intervalOfRow = (r: IntervalRow): StoredInterval => ({
   remote: r.remote,
   model: r.model,
   broker: r.broker,
-  since: num(r.since_ts),
-  sinceEvent: r.since_event,
-  sinceCoarse: r.since_coarse,
-  until: num(r.until_ts),
-  untilEvent: r.until_event,
-  closedBy: r.closed_by,
-  sinceRaw: r.since_raw,
+  ...spanOfRow(r),
 });
 
 const SINCE_RAW = sinceRawSql("m");
