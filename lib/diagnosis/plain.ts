@@ -12,8 +12,8 @@ import { DEFAULT_OPTIONS } from "./types.ts";
  * The conditions follow how the engine joins a delivery from its sources (deliveries.ts), narrowed to what these
  * fields decide; anything else is left to the engine (tests/unit/diagnosis/plain.test.ts checks them against
  * diagnoseKey, on drawn events and on the simulator's parsed files):
- * - every event names the same msgId, and is a publish, a consume start or end, or a dedup line that passed or
- *   executed (a dedup log's `executed`, not a row of the business table);
+ * - every event names the same msgId, and is a publish, a consume start or end, a dedup line that passed or
+ *   executed, or a business effect that executed (a dedup log's `executed`, not a row of the business table);
  * - the consume side names its group; per group at most one start, one end and one dedup run: lines of one instance,
  *   retry round and queue position, passes and then at most one `executed`;
  * - an end pairs with its group's start: the same requestId, or (with one group only, where nothing else can claim
@@ -116,7 +116,9 @@ function addTo(s: PlainSummary, f: PlainFacts): boolean {
     side[2] = [f.ts, f.requestId, f.instance];
     return true;
   }
-  if ((f.kind !== "dedup" && f.kind !== "business_effect") || (f.decision !== "pass" && f.decision !== "executed")) return false;
+  // A business effect is ordered after every dedup line of its millisecond (deliveries.ts, STAGE), which settles
+  // where its `executed` falls; one stating any other decision has no such place and is left to the engine.
+  if (f.kind === "business_effect" ? f.decision !== "executed" : f.kind !== "dedup" || (f.decision !== "pass" && f.decision !== "executed")) return false;
   const pass = f.decision === "pass";
   const run = side[3];
   if (run === null) {

@@ -184,6 +184,16 @@ describe("a key delivered once, told from its events", () => {
     }
   });
 
+  it("leaves to the engine a business effect that states a decision other than executed, which has no place among an attempt's lines", () => {
+    // Found by the drawn events: the engine orders two effects of one millisecond as given, so an `executed` effect
+    // stored before a passing one ends its run and the pass begins a second delivery.
+    const effect = (decision: Drawn["decision"], id: number) =>
+      build({ id, kind: "business_effect", ts: 1, msgId: "M1", group: "pay", topic: "PAY", instance: "10.0.1.10@7000", queue: "broker-a:3", queueOffset: 42, retryTimes: 0, requestId: "r1", decision, layer: "bloom", template: null, success: true }, 0);
+    const events = [effect("executed", 0), effect("pass", 1)];
+    assert.equal(summaryOf(events), null);
+    assert.equal(engineRow({ bizKey: "K", events, context: [] }).perGroup, 2);
+  });
+
   it("sums in parts as it sums whole: merging two parts' summaries gives the summary of all their events", () => {
     fc.assert(
       fc.property(arbitraryKeyEvents(2, 7), fc.integer({ min: 1, max: 6 }), (drawn, cut) => {
