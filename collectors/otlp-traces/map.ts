@@ -359,7 +359,10 @@ function detailOf(span: OtlpSpan, base: Base, extra: Record<string, DetailValue>
     errorType: text(a["error.type"]) ?? text(exception?.attributes["exception.type"]),
     instanceFrom: base.instanceFrom,
     service: text(span.resource["service.name"]),
-    messagingClientId: text(a["messaging.client.id"]) ?? text(a["messaging.client_id"]),
+    // Semantic conventions 1.26+ / 1.17–1.25 / before 1.17 (where RocketMQ had its own).
+    messagingClientId: text(a["messaging.client.id"]) ?? text(a["messaging.client_id"]) ?? text(a["messaging.rocketmq.client_id"]),
+    // `clustering` or `broadcasting`: the group's message model, which members.ts keeps as the brokers' connect lines'.
+    messageModel: text(a["messaging.rocketmq.consumption_model"]),
     routingKey: text(a["messaging.rabbitmq.destination.routing_key"]) ?? text(a["messaging.rabbitmq.routing_key"]),
     deliveryTag: integer(a["messaging.rabbitmq.message.delivery_tag"]),
     // The 4.8 agent's experimental attributes (otel.instrumentation.rocketmq-client.experimental-span-attributes)

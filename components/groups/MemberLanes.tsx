@@ -1,4 +1,5 @@
 import { formatTime } from "@/lib/format/time.ts";
+import { SPANS_VIA } from "@/lib/diagnosis/members.ts";
 import type { MemberConnection, MemberLane } from "@/lib/groups/member-lanes.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
@@ -20,7 +21,7 @@ function stacked(i: number, n: number): { top: string; height: string } | Record
 function connectionText(c: MemberConnection, t: Dictionary): string {
   const since = c.since === null ? t.groups.memberSince.unknown : `${utc(c.since)}${c.expired ? ` (${t.groups.memberSince.expired})` : ""}`;
   const until = c.until === null ? t.groups.memberUntil.open : `${utc(c.until)} (${t.groups.memberUntil[c.closedBy ?? "close"]})`;
-  return t.groups.memberConnection(c.remote, c.via, since, until);
+  return t.groups.memberConnection(c.remote, c.via, since, until, c.via === SPANS_VIA);
 }
 
 /** A group's members over the chosen range (group_members): one lane per member, one bar per connection. */

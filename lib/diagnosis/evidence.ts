@@ -88,8 +88,11 @@ export interface EvidenceValues {
    */
   /** expired: a connect line is gone (raw retention); only the group's state over time holds it, connected `since` then. */
   client_id_shared: { clientId: string; host: string; remotes: [string, string]; ts: number; instances: [Instance, Instance]; expired?: true; since?: number };
-  /** The pair's group consumes in BROADCASTING mode, as the line at `ts` says: a consumer connecting, or one starting (`startedWith`). */
-  broadcasting_group: { group: string; instance: Instance; ts: number; startedWith?: true; expired?: true };
+  /**
+   * The pair's group consumes in BROADCASTING mode, as the line at `ts` says: a consumer connecting, one starting
+   * (`startedWith`), or its consumer span (`inSpans`).
+   */
+  broadcasting_group: { group: string; instance: Instance; ts: number; startedWith?: true; inSpans?: true; expired?: true };
   /** Kafka: the consumer went longer than max.poll.interval.ms between polls and left the group (`exceededMs` when the client says by how much). */
   poll_interval_exceeded: { instance: Instance; ts: number; exceededMs: number | null };
   /** Kafka: the consumer's offset commit was refused (`offset`: the next offset it tried to commit); `membershipLost`: it was no longer a member. */

@@ -18,7 +18,7 @@ import { factsFor, str } from "./sources.ts";
  * what two processes sharing a clientId look like to a broker.
  */
 
-export type MemberChangeKind = "open" | "close" | "emptied";
+export type MemberChangeKind = "open" | "close" | "emptied" | "seen";
 
 export interface MemberChange {
   eventId: string;
@@ -27,7 +27,7 @@ export interface MemberChange {
   coarse: boolean;
   group: string;
   change: MemberChangeKind;
-  /** The clientId as logged (`ip@DEFAULT`), or the event's instance; null for `emptied`. */
+  /** The clientId as logged (`ip@DEFAULT`) or as a span names it, or the event's instance; null for `emptied`. */
   member: string | null;
   /** The event's instance (canonical), from which the host comes. */
   instance: string | null;
@@ -40,9 +40,25 @@ export interface MemberChange {
 
 /**
  * How an interval ended: the member's own close, a reconnect from another host (moved), a new connection of a
- * clientId that names one process (reconnected), or its group emptied on that broker.
+ * clientId that names one process (reconnected), its group emptied on that broker, or, for a member known from its
+ * spans, no span of it while the group's were seen (unseen).
  */
-export type ClosedBy = "close" | "moved" | "reconnected" | "emptied";
+export type ClosedBy = "close" | "moved" | "reconnected" | "emptied" | "unseen";
+
+/**
+ * A member known from its consumer spans (OpenTelemetry: RocketMQ 5 and Kafka consumers reach dupscope this way,
+ * with no connect line at all): the span's resource names the process, its attributes the group, the clientId
+ * (`messaging.client.id`) and for RocketMQ the consumption model. A span says the process consumed for the group
+ * then, not when it connected or left, so its interval runs from its first span to its last: a `seen` change is the
+ * first consumer span of a process, clientId and group in an hour (SEEN_BUCKET_MS; the store keeps one per hour, so
+ * the changes grow with members and hours, not with messages), and an interval ends at its last span once no span
+ * of it came for UNSEEN_MS while the group's spans did: the group's membership seen without it. An idle consumer
+ * sends no span either; in a group whose members all consume, two hours without one is a member gone.
+ */
+export const SPANS_VIA = "(spans)";
+export const SEEN_BUCKET_MS = 3_600_000;
+export const UNSEEN_MS = 2 * SEEN_BUCKET_MS;
+const SPANS_FORMAT = "otlp-traces:";
 
 /**
  * The RocketMQ Java client's default clientId since 4.9: `ip@pid#nanoTime` (ClientConfig.changeInstanceNameToPID,
@@ -98,8 +114,37 @@ export function changesMembership(kind: string, action: string | null, group: st
   return OPENS.has(fact) || CLOSES.has(fact) || EMPTIES.has(fact);
 }
 
+/**
+ * Whether a stored event may be a consumer span that shows its process in a group (memberChangeOf says for sure):
+ * what the ingest journal keeps, one per group, process and hour of a batch.
+ */
+export function seesMember(id: string, kind: string, group: string | null, instance: string | null): boolean {
+  return (kind === "consume_start" || kind === "consume_end") && group !== null && group !== "" && instance !== null && id.startsWith(SPANS_FORMAT);
+}
+
+function seenChangeOf(e: NormalizedEvent): MemberChange | null {
+  // A process named by service.name alone stands for every replica of the service: no member of its own.
+  if (!seesMember(e.id, e.kind, e.group, e.instance) || e.detail.instanceFrom === "service.name") return null;
+  const instance = canonicalInstance(e.instance!).canonical;
+  const model = str(e.detail.messageModel);
+  return {
+    eventId: e.id,
+    ts: e.ts,
+    coarse: false,
+    group: e.group!,
+    change: "seen",
+    member: str(e.detail.messagingClientId) ?? instance,
+    instance,
+    via: SPANS_VIA,
+    remote: null,
+    model: model === null ? null : model.toUpperCase(),
+    broker: e.broker,
+  };
+}
+
 /** The membership change a stored event states, if any: only lines of a named group count. */
 export function memberChangeOf(e: NormalizedEvent): MemberChange | null {
+  if (e.id.startsWith(SPANS_FORMAT)) return seenChangeOf(e);
   if (e.bizKey !== null || e.group === null || e.group === "") return null;
   const change: MemberChangeKind | null = states(e, OPENS) ? "open" : states(e, CLOSES) ? "close" : states(e, EMPTIES) ? "emptied" : null;
   if (change === null) return null;
@@ -153,6 +198,9 @@ const byTimeThenId = (a: MemberChange, b: MemberChange) => a.ts - b.ts || (a.eve
  *   with nothing open, of a member never seen before, is an interval whose start is unknown; later repeats of a
  *   close (the broker logs channelInactive and then unregister) change nothing.
  * - `emptied` (the broker removed the group, no connection left) ends every open connection through that broker.
+ * - `seen` (a consumer span, SPANS_VIA) extends its process's interval of the member, or opens one. Before it, every
+ *   interval of the group known from spans whose last span is more than UNSEEN_MS older ends at that span
+ *   (`unseen`), and so do those of each group at the end of its changes. A close in the member's own log ends them.
  */
 export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] {
   const done: MemberInterval[] = [];
@@ -166,6 +214,9 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
     if (list === undefined) members.set(member, (list = []));
     return list;
   };
+  /** The latest span of each interval known from spans that is still open, per group, and the latest span of each group. */
+  const lastSeen = new Map<string, Map<MemberInterval, MemberChange>>();
+  const latestSeen = new Map<string, number>();
   const end = (list: MemberInterval[], which: (i: MemberInterval) => boolean, c: MemberChange, by: ClosedBy): number => {
     let n = 0;
     for (let k = list.length - 1; k >= 0; k--) {
@@ -176,13 +227,38 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
       i.closedBy = by;
       done.push(i);
       list.splice(k, 1);
+      lastSeen.get(i.group)?.delete(i);
       n++;
     }
     return n;
   };
+  const endUnseen = (group: string, at: number) => {
+    for (const [i, last] of lastSeen.get(group) ?? []) {
+      if (last.ts >= at - UNSEEN_MS) continue;
+      Object.assign(i, { until: last.ts, untilEvent: last.eventId, closedBy: "unseen" });
+      done.push(i);
+      const list = open.get(group)!.get(i.member)!;
+      list.splice(list.indexOf(i), 1);
+      lastSeen.get(group)!.delete(i);
+    }
+  };
   const unique = new Map<string, MemberChange>();
   for (const c of changes) unique.set(c.eventId, c);
   for (const c of [...unique.values()].sort(byTimeThenId)) {
+    if (c.change === "seen") {
+      endUnseen(c.group, c.ts);
+      latestSeen.set(c.group, c.ts);
+      const list = openOf(c.group, c.member!);
+      let seenIn = lastSeen.get(c.group);
+      if (seenIn === undefined) lastSeen.set(c.group, (seenIn = new Map()));
+      let interval = list.find((i) => i.via === SPANS_VIA && i.instance === c.instance);
+      if (interval === undefined) {
+        interval = { ...connectionOf(c, c.member!), since: c.ts, sinceEvent: c.eventId, sinceCoarse: false, until: null, untilEvent: null, closedBy: null };
+        list.push(interval);
+      } else if (interval.model === null) interval.model = c.model;
+      seenIn.set(interval, c);
+      continue;
+    }
     if (c.change === "emptied") {
       for (const list of open.get(c.group)?.values() ?? []) end(list, (i) => i.via === c.via, c, "emptied");
       continue;
@@ -209,6 +285,7 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
     }
     seen.add(key);
   }
+  for (const [group, at] of latestSeen) endUnseen(group, at);
   for (const members of open.values()) for (const list of members.values()) done.push(...list);
   return done.sort((a, b) => (a.since ?? -Infinity) - (b.since ?? -Infinity) || (a.until ?? Infinity) - (b.until ?? Infinity));
 }
@@ -273,7 +350,7 @@ export function fromHosts(i: MemberInterval, hosts: readonly string[]): boolean 
  * any rule reads.
  */
 export function concernsKey(i: MemberInterval, processes: readonly string[]): boolean {
-  if (i.via === "") return i.instance !== null && processes.includes(i.instance);
+  if (i.via === "" || i.via === SPANS_VIA) return i.instance !== null && processes.includes(i.instance);
   return !ONE_PROCESS_CLIENT_ID.test(i.member) || processes.includes(i.member.split("#")[0]!);
 }
 

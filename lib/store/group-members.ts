@@ -1,5 +1,5 @@
 import { foldHoldings, holdingChangeOf, type HoldingChange } from "../diagnosis/holdings.ts";
-import { foldMembers, memberChangeOf, memberHost, ONE_PROCESS_CLIENT_ID_SQL, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
+import { foldMembers, memberChangeOf, memberHost, ONE_PROCESS_CLIENT_ID_SQL, SEEN_BUCKET_MS, SPANS_VIA, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
 import { holdingChangesOf, insertHoldingChanges, rewriteHoldings } from "./group-holdings.ts";
@@ -63,13 +63,41 @@ async function recordGroupChanges(session: SqlSession, changes: readonly MemberC
 }
 
 async function insertMemberChanges(session: SqlSession, changes: readonly MemberChange[]): Promise<string[]> {
+  const [seen, lines] = [changes.filter((c) => c.change === "seen"), changes.filter((c) => c.change !== "seen")];
+  return [...(await insertChanges(session, lines, LINE_CONFLICT)), ...(await insertChanges(session, firstSeenPerHour(seen), SEEN_CONFLICT))];
+}
+
+/** A line given twice is one change. */
+const LINE_CONFLICT = `ON CONFLICT (group_name, event_id) DO NOTHING`;
+/**
+ * A group, member and process keep their first span of each hour (SEEN_BUCKET_MS): a later batch's span of that hour
+ * changes nothing, an earlier one (spans exported late) takes its place.
+ */
+const SEEN_CONFLICT = `ON CONFLICT (group_name, member, instance, seen_hour) WHERE seen_hour IS NOT NULL
+  DO UPDATE SET event_id = EXCLUDED.event_id, ts = EXCLUDED.ts, model = COALESCE(EXCLUDED.model, group_member_changes.model)
+  WHERE EXCLUDED.ts < group_member_changes.ts OR (EXCLUDED.model IS NOT NULL AND group_member_changes.model IS NULL)`;
+
+const seenHour = (c: MemberChange) => Math.floor(c.ts / SEEN_BUCKET_MS);
+
+/** One insert may not meet the same row twice: the earliest span of each group, member, process and hour. */
+function firstSeenPerHour(seen: readonly MemberChange[]): MemberChange[] {
+  const first = new Map<string, MemberChange>();
+  for (const c of seen) {
+    const id = JSON.stringify([c.group, c.member, c.instance, seenHour(c)]);
+    const was = first.get(id);
+    if (was === undefined || c.ts < was.ts || (c.ts === was.ts && c.eventId < was.eventId)) first.set(id, was?.model != null && c.model === null ? { ...c, model: was.model } : c);
+  }
+  return [...first.values()];
+}
+
+async function insertChanges(session: SqlSession, changes: readonly MemberChange[], onConflict: string): Promise<string[]> {
   if (changes.length === 0) return [];
   const col = <T>(pick: (c: MemberChange) => T) => changes.map(pick);
   const inserted = await session.query<{ group_name: string }>(
-    `INSERT INTO group_member_changes (group_name, event_id, ts, coarse, change, member, instance, via, remote, model, broker)
+    `INSERT INTO group_member_changes (group_name, event_id, ts, coarse, change, member, instance, via, remote, model, broker, seen_hour)
        SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
-                            $9::text[], $10::text[], $11::text[]) ORDER BY 1, 2
-     ON CONFLICT (group_name, event_id) DO NOTHING RETURNING group_name`,
+                            $9::text[], $10::text[], $11::text[], $12::bigint[]) ORDER BY 1, 2
+     ${onConflict} RETURNING group_name`,
     [
       col((c) => c.group),
       col((c) => c.eventId),
@@ -82,6 +110,7 @@ async function insertMemberChanges(session: SqlSession, changes: readonly Member
       col((c) => c.remote),
       col((c) => c.model),
       col((c) => c.broker),
+      col((c) => (c.change === "seen" ? String(seenHour(c)) : null)),
     ],
   );
   return inserted.map((r) => r.group_name);
@@ -161,7 +190,7 @@ const SINCE_RAW = sinceRawSql("m");
  * processes can share), as $5 names its processes.
  */
 /** concernsKey (lib/diagnosis/members.ts) in SQL, over `y`, the key's processes in $5. */
-const CONCERNS_KEY = `(CASE WHEN y.via = '' THEN y.instance = ANY($5::text[]) ELSE (y.member !~ '${ONE_PROCESS_CLIENT_ID_SQL}' OR split_part(y.member, '#', 1) = ANY($5::text[])) END)`;
+const CONCERNS_KEY = `(CASE WHEN y.via IN ('', '${SPANS_VIA}') THEN y.instance = ANY($5::text[]) ELSE (y.member !~ '${ONE_PROCESS_CLIENT_ID_SQL}' OR split_part(y.member, '#', 1) = ANY($5::text[])) END)`;
 
 export const MEMBERS: PreparedStatement = {
   name: "dupscope_key_members",
@@ -222,8 +251,9 @@ export async function pruneMembers(driver: SqlDriver, before: number): Promise<{
     const n = await driver.transaction(async (tx) => {
       const changes = (await tx.query<ChangeRow>(`SELECT * FROM group_member_changes WHERE group_name = $1 FOR UPDATE`, [group])).map(changeOfRow);
       const holdingChanges = await holdingChangesOf(tx, group, true);
+      const memberIntervals = foldMembers(changes);
       const intervals: { since: number | null; sinceEvent: string | null; until: number | null; untilEvent: string | null }[] = [
-        ...foldMembers(changes),
+        ...memberIntervals,
         ...foldHoldings(holdingChanges, changes),
       ];
       const keep = new Set<string>();
@@ -231,6 +261,12 @@ export async function pruneMembers(driver: SqlDriver, before: number): Promise<{
         if (i.until !== null && i.until < before) continue;
         if (i.sinceEvent !== null) keep.add(i.sinceEvent);
         if (i.untilEvent !== null) keep.add(i.untilEvent);
+      }
+      // An interval known from spans is as long as its spans run without a gap (UNSEEN_MS): the hours between its
+      // first and last stay, or folding again would end it at the first.
+      for (const i of memberIntervals) {
+        if (i.via !== SPANS_VIA || (i.until !== null && i.until < before)) continue;
+        for (const c of changes) if (c.change === "seen" && c.member === i.member && c.instance === i.instance && c.ts >= i.since! && (i.until === null || c.ts <= i.until)) keep.add(c.eventId);
       }
       for (let grew = true; grew; ) {
         grew = false;

@@ -1,7 +1,7 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { PlainKeys, type PlainSummary, type StoredPlain, fromStored, storedPlain } from "../diagnosis/plain.ts";
 import { changesHoldings } from "../diagnosis/holdings.ts";
-import { changesMembership } from "../diagnosis/members.ts";
+import { changesMembership, SEEN_BUCKET_MS, seesMember } from "../diagnosis/members.ts";
 import { givesQueueUp } from "../diagnosis/sources.ts";
 import type { SqlDriver, SqlSession } from "./driver.ts";
 import { recordMemberLines } from "./group-members.ts";
@@ -175,9 +175,15 @@ export class JournalBuilder {
   private readonly slots = new Map<string, { key: [number, string, string]; n: number }>();
   private readonly plain = new PlainKeys();
   private readonly members: [string, number][] = [];
+  /**
+   * group, process, hour → the earliest consumer span of them in the batch: a member known from its spans needs one
+   * a hour (lib/diagnosis/members.ts, SEEN_BUCKET_MS), where a batch holds thousands.
+   */
+  private readonly seen = new Map<string, [string, number]>();
   add(r: Contribution): void {
     this.row(r.id, r.ts, r.bizKey, r.msgId, r.group, r.source, r.namedKeys, givesQueueUp(r.kind, r.action, r.queue));
     if (changesGroupState(r.kind, r.action, r.group, r.bizKey)) this.members.push([r.id, r.ts]);
+    this.seenSpan(r.id, r.ts, r.kind, r.group, r.instance);
     if (r.bizKey !== null) this.plain.add(r.bizKey, r);
     this.byKind(r);
   }
@@ -190,10 +196,18 @@ export class JournalBuilder {
     const keyless = e.bizKey === null;
     this.row(e.id, e.ts, e.bizKey, e.msgId, e.group, e.source, keyless ? namedKeysOf(e.detail.keys) : NO_KEYS, keyless && givesQueueUp(e.kind, textOf(e.detail.action), e.queue));
     if (keyless && changesGroupState(e.kind, textOf(e.detail.action), e.group, null)) this.members.push([e.id, e.ts]);
+    this.seenSpan(e.id, e.ts, e.kind, e.group, e.instance);
     if (e.bizKey === null && !DEDUP_KINDS.has(e.kind) && e.kind !== "rebalance") return;
     const contribution = contributionOf(e);
     if (e.bizKey !== null) this.plain.add(e.bizKey, contribution);
     this.byKind(contribution);
+  }
+
+  private seenSpan(id: string, ts: number, kind: string, group: string | null, instance: string | null): void {
+    if (!seesMember(id, kind, group, instance)) return;
+    const at = `${group}\u0000${instance}\u0000${Math.floor(ts / SEEN_BUCKET_MS)}`;
+    const was = this.seen.get(at);
+    if (was === undefined || ts < was[1]) this.seen.set(at, [id, ts]);
   }
 
   private row(id: string, ts: number, bizKey: string | null, msgId: string | null, group: string | null, sourceName: string, namedKeys: readonly string[], loud: boolean): void {
@@ -271,7 +285,7 @@ export class JournalBuilder {
       rebalances: [...this.rebalances.values()].map(({ key, n }) => [...key, n]),
       slots: [...this.slots.values()].map(({ key, n }) => [...key, n]),
       plain: this.plain.entries().map(([k, s]): PlainEntry => [index.get(k)!, s.groups, s.topics, s.first, s.last, storedPlain(s)]),
-      members: this.members.map(([id, ts]) => [id, ts]),
+      members: [...this.members, ...this.seen.values()].map(([id, ts]) => [id, ts]),
     };
   }
 }

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { SpanKind } from "@opentelemetry/api";
+import { decodeProtobuf } from "../../collectors/otlp-traces/decode.ts";
+import { mapSpans, parseKeyRules } from "../../collectors/otlp-traces/map.ts";
 import { openBrokerLog } from "../../collectors/rocketmq-broker-log/parse.ts";
 import { parseLines } from "../../collectors/types.ts";
+import { SPANS_VIA } from "../../lib/diagnosis/members.ts";
 import { drainQueue } from "../../lib/diagnosis-queue/queue.ts";
 import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { runRetentionOnce } from "../../lib/retention/job.ts";
@@ -9,6 +13,7 @@ import { gmt8 } from "../../lib/simulator/clock.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
 import { keyReport } from "../../lib/views/key-report.ts";
 import { dedup, SEC, T0, trace } from "../helpers/diagnosis-events.ts";
+import { protobufBody, SpanRecorder } from "../helpers/otel.ts";
 import { backends, useFreshStore } from "../helpers/stores.ts";
 
 /**
@@ -31,6 +36,31 @@ function brokerLines(lines: string[]): NormalizedEvent[] {
   assert.deepEqual(parsed.issues, []);
   assert.equal(parsed.events.length, lines.length);
   return parsed.events;
+}
+
+const HOUR = 3_600_000;
+
+/** A RocketMQ 5 consumer's process spans (one per message), made by the OpenTelemetry SDK, as the receiver maps them. */
+function rocketmqSpans(pod: string, group: string, messages: readonly { at: number; key: string; msgId: string }[]): NormalizedEvent[] {
+  const recorder = new SpanRecorder({ "service.name": "ledger", "k8s.pod.name": pod }, "io.opentelemetry.rocketmq-client-5.0");
+  for (const m of messages) {
+    recorder.span({
+      name: "pay-topic process",
+      kind: SpanKind.CONSUMER,
+      start: m.at,
+      end: m.at + 30,
+      attributes: {
+        "messaging.system": "rocketmq",
+        "messaging.destination.name": "pay-topic",
+        "messaging.operation": "process",
+        "messaging.rocketmq.client_group": group,
+        "messaging.rocketmq.consumption_model": "broadcasting",
+        "messaging.message.id": m.msgId,
+        "messaging.rocketmq.message.keys": [m.key],
+      },
+    });
+  }
+  return mapSpans(decodeProtobuf(protobufBody(recorder.spans())).spans, parseKeyRules("")).events;
 }
 
 const count = async (driver: { query<R>(sql: string, params?: unknown[]): Promise<R[]> }, sql: string, params: unknown[] = []) =>
@@ -101,6 +131,39 @@ for (const backend of backends) {
       assert.match(e.text, /same clientId 10\.0\.11\.20@DEFAULT \(from 10\.0\.11\.20:48864 and 10\.0\.11\.20:51202, connected since .* raw lines expired\)/);
       const stored = await driver.query<{ cause: string }>(`SELECT cause FROM verdicts WHERE biz_key = $1`, [key]);
       assert.deepEqual(stored.map((r) => r.cause), ["shared_client_id"]);
+    });
+
+    it("keeps the members consumer spans showed, one change per process and hour, after the retention dropped their first spans", async () => {
+      const { driver } = store();
+      const now = Date.now();
+      const from = Math.floor((now - 2 * DAY) / HOUR) * HOUR;
+      const pods = ["ledger-5d8f9-abcde", "ledger-5d8f9-fghij"];
+      // Every 30 minutes for two days, up to 20 minutes ago: a broadcasting group whose two pods export their spans.
+      const every = Array.from({ length: Math.floor((now - 20 * 60_000 - from) / (30 * 60_000)) + 1 }, (_, i) => from + i * 30 * 60_000);
+      const spans = pods.flatMap((pod) => rocketmqSpans(pod, "cg_ledger", every.map((at, i) => ({ at, key: `LEDGER-${pod}-${i}`, msgId: `01A9${pod.slice(-5)}${i}` }))));
+      await insertEvents(driver, spans);
+      await drainQueue(driver);
+      const changes = await count(driver, `group_member_changes WHERE group_name = 'cg_ledger'`);
+      const hours = new Set(every.map((at) => Math.floor(at / HOUR))).size;
+      assert.ok(changes >= pods.length * hours && changes <= pods.length * (hours + 1), `${changes} changes for ${spans.length} span events over ${hours} hours`);
+      const intervals = `SELECT member, via, since_ts, until_ts FROM group_members WHERE group_name = 'cg_ledger' ORDER BY member`;
+      const before = await driver.query(intervals);
+      assert.deepEqual(before.map((r: Record<string, unknown>) => [r.member, r.via, Number(r.since_ts), r.until_ts]), pods.map((pod) => [pod, SPANS_VIA, from, null]));
+
+      await insertEvents(driver, spans);
+      await drainQueue(driver);
+      assert.equal(await count(driver, `group_member_changes WHERE group_name = 'cg_ledger'`), changes, "spans exported again change nothing");
+      await runRetentionOnce(driver, RETENTION, now);
+      assert.ok((await count(driver, `events WHERE group_name = 'cg_ledger'`)) < spans.length, "the first days' spans are gone");
+      assert.deepEqual(await driver.query(intervals), before, "the members are still there from their first span");
+
+      const key = "LEDGER-20261207-000042";
+      await insertEvents(driver, pods.flatMap((pod, n) => rocketmqSpans(pod, "cg_ledger", [{ at: now - 10 * 60_000 + n * 4, key, msgId: "01A9F3C2D4E5F60708090A0B0C" }])));
+      await drainQueue(driver);
+      const report = (await keyReport(driver, key))!;
+      assert.deepEqual(report.duplicates.map((v) => v.cause), ["broadcast_consumption"]);
+      assert.match(report.duplicates[0]!.evidence.find((x) => x.code === "broadcasting_group")!.text, /consumed so by its spans and has been seen since .*raw line expired/);
+      assert.deepEqual(report.membership.map((m) => m.members.map((l) => l.member)), [pods, pods], "both pods were in the group at each delivery");
     });
 
     it("changes nothing when the same lines are ingested again, and forgets intervals that ended before the verdicts' retention", async () => {

@@ -1,6 +1,6 @@
 import { evidence } from "../evidence.ts";
 import { instanceRelation } from "../identity.ts";
-import { groupModelAt, sinceExpired } from "../members.ts";
+import { groupModelAt, sinceExpired, SPANS_VIA } from "../members.ts";
 import type { Pair, RuleResult } from "../pair.ts";
 
 /**
@@ -18,8 +18,8 @@ export function broadcastConsumption(p: Pair): RuleResult | null {
   if (group === null) return null;
   const model = groupModelAt(p.members, group, p.second.start + p.options.clockSkewMs);
   if (model === undefined || model.model !== "BROADCASTING") return null;
-  // A member's own log says it started with the mode; a broker's, that it connected with it.
-  const started = model.via === "" ? { startedWith: true as const } : {};
+  // A member's own log says it started with the mode; a broker's, that it connected with it; a span, that it consumed so.
+  const started = model.via === "" ? { startedWith: true as const } : model.via === SPANS_VIA ? { inSpans: true as const } : {};
   const expired = sinceExpired(model, p.context) ? { expired: true as const } : {};
   const found = [
     ...p.copy.evidence,

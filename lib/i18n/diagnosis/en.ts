@@ -96,7 +96,7 @@ export const en: Language = {
     client_id_shared: (v, f) =>
       `two processes on ${v.host} connected to the broker with the same clientId ${v.clientId} (from ${v.remotes[0]} and ${v.remotes[1]}, ${v.expired ? `connected since ${f.t(v.since ?? v.ts)} and ${f.t(v.ts)}, raw lines expired` : `the second at ${f.t(v.ts)}`}): the broker took them for one member, so both were given the same queues and consumed the same messages (${f.i(v.instances[0])} and ${f.i(v.instances[1])})`,
     broadcasting_group: (v, f) =>
-      `group ${v.group} consumes in BROADCASTING mode (${f.i(v.instance)} ${v.startedWith ? "started" : "connected"} with it ${v.expired ? `and has been connected since ${f.t(v.ts)}, raw line expired` : `at ${f.t(v.ts)}`}): every instance receives every message, so the second consumption on another instance is by design`,
+      `group ${v.group} consumes in BROADCASTING mode (${f.i(v.instance)} ${v.inSpans ? "consumed so by its spans" : v.startedWith ? "started with it" : "connected with it"} ${v.expired ? `and has been ${v.inSpans ? "seen" : "connected"} since ${f.t(v.ts)}, raw line expired` : `at ${f.t(v.ts)}`}): every instance receives every message, so the second consumption on another instance is by design`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} went longer than max.poll.interval.ms between polls${v.exceededMs === null ? "" : ` (by ${f.d(v.exceededMs)})`} and was dropped from the group (logged at ${f.t(v.ts)}): its partitions went to other members`,
     offset_commit_failed: (v, f) =>

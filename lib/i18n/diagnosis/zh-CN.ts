@@ -101,7 +101,7 @@ export const zhCN: Language = {
     client_id_shared: (v, f) =>
       `${v.host} 上的两个进程以同一个 clientId ${v.clientId} 连接 broker（来自 ${v.remotes[0]} 和 ${v.remotes[1]}，${v.expired ? `分别自 ${f.t(v.since ?? v.ts)} 和 ${f.t(v.ts)} 起保持连接，原始日志已过期` : `第二个在 ${f.t(v.ts)}`}）：broker 把它们当作一个成员，两者分到相同的队列并消费了相同的消息（${f.i(v.instances[0])} 和 ${f.i(v.instances[1])}）`,
     broadcasting_group: (v, f) =>
-      `消费组 ${v.group} 以 BROADCASTING（广播）模式消费（${f.i(v.instance)} 在 ${f.t(v.ts)} 以该模式${v.startedWith ? "启动" : "连接"}${v.expired ? "，此后一直在线，原始日志已过期" : ""}）：每个实例都会收到每条消息，另一实例上的第二次消费是设计如此`,
+      `消费组 ${v.group} 以 BROADCASTING（广播）模式消费（${f.i(v.instance)} 在 ${f.t(v.ts)} 以该模式${v.inSpans ? "消费（据其 span）" : v.startedWith ? "启动" : "连接"}${v.expired ? "，此后一直在线，原始日志已过期" : ""}）：每个实例都会收到每条消息，另一实例上的第二次消费是设计如此`,
     poll_interval_exceeded: (v, f) =>
       `${f.i(v.instance)} 两次 poll 之间的间隔超过了 max.poll.interval.ms${v.exceededMs === null ? "" : `（超出 ${f.d(v.exceededMs)}）`}，被移出消费组（记录于 ${f.t(v.ts)}）：它的分区交给了其他成员`,
     offset_commit_failed: (v, f) =>

@@ -279,10 +279,10 @@ export const en = {
     noMembers: "No member of this group connected, started or left in this range.",
     memberCollision: "one clientId, two connections",
     memberModel: (model: string) => `model ${model}`,
-    memberConnection: (remote: string | null, via: string, since: string, until: string) =>
-      `${remote ?? "no address"}${via === "" ? " (its own log)" : ` → ${via}`}: ${since} – ${until}`,
+    memberConnection: (remote: string | null, via: string, since: string, until: string, spans: boolean) =>
+      spans ? `seen in its consumer spans: ${since} – ${until}` : `${remote ?? "no address"}${via === "" ? " (its own log)" : ` → ${via}`}: ${since} – ${until}`,
     memberSince: { unknown: "before the data", expired: "raw line expired" },
-    memberUntil: { open: "still connected", close: "closed", moved: "reconnected from another host", reconnected: "replaced by its next connection", emptied: "group removed on the broker" },
+    memberUntil: { open: "still connected", close: "closed", moved: "reconnected from another host", reconnected: "replaced by its next connection", emptied: "group removed on the broker", unseen: "its last span; the group's went on without it" },
   },
   duplicates: {
     title: "Duplicates",

@@ -261,9 +261,10 @@ export const zhCN: Dictionary = {
     noMembers: "该范围内没有此消费组的成员连接、启动或离开。",
     memberCollision: "同一 clientId 两条连接",
     memberModel: (model) => `消费模式 ${model}`,
-    memberConnection: (remote, via, since, until) => `${remote ?? "无地址"}${via === "" ? "（自身日志）" : ` → ${via}`}：${since} – ${until}`,
+    memberConnection: (remote, via, since, until, spans) =>
+      spans ? `见于其消费 span：${since} – ${until}` : `${remote ?? "无地址"}${via === "" ? "（自身日志）" : ` → ${via}`}：${since} – ${until}`,
     memberSince: { unknown: "数据开始之前", expired: "原始日志已过期" },
-    memberUntil: { open: "仍在连接", close: "已关闭", moved: "已从另一主机重连", reconnected: "被其下一条连接取代", emptied: "broker 上的消费组已移除" },
+    memberUntil: { open: "仍在连接", close: "已关闭", moved: "已从另一主机重连", reconnected: "被其下一条连接取代", emptied: "broker 上的消费组已移除", unseen: "其最后一个 span；此后消费组的 span 中不再有它" },
     olderInstances: (n) => `另有 ${n} 个进程最后出现的时间更早，未画出。`,
   },
   duplicates: {

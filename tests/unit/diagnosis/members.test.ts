@@ -1,16 +1,20 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { SpanKind } from "@opentelemetry/api";
 import fc from "fast-check";
+import { decodeProtobuf } from "../../../collectors/otlp-traces/decode.ts";
+import { mapSpans, parseKeyRules } from "../../../collectors/otlp-traces/map.ts";
 import { openBrokerLog } from "../../../collectors/rocketmq-broker-log/parse.ts";
 import { openClientLog } from "../../../collectors/rocketmq-client-log/parse.ts";
 import { parseLines } from "../../../collectors/types.ts";
 import { diagnoseKey } from "../../../lib/diagnosis/diagnose.ts";
-import { foldMembers, groupModelAt, memberChangesIn, membersDuring } from "../../../lib/diagnosis/members.ts";
+import { foldMembers, groupModelAt, memberChangesIn, membersDuring, SPANS_VIA } from "../../../lib/diagnosis/members.ts";
 import type { NormalizedEvent } from "../../../lib/events/model.ts";
 import { memberLanes, membersAt } from "../../../lib/groups/member-lanes.ts";
 import { describeEvidence } from "../../../lib/i18n/diagnosis-text.ts";
 import { gmt8 } from "../../../lib/simulator/clock.ts";
 import { dedup, HOUR, SEC, T0 } from "../../helpers/diagnosis-events.ts";
+import { protobufBody, SpanRecorder } from "../../helpers/otel.ts";
 
 /**
  * A group's members over time (lib/diagnosis/members.ts), folded from the broker's and the client's own lines: the
@@ -161,5 +165,94 @@ describe("member lanes for the pages", () => {
     );
     assert.deepEqual(membersAt(intervals, GROUP, T0 + 30 * 60_000).map((l) => [l.member, l.collision]), [[`${HOST}@DEFAULT`, true]]);
     assert.deepEqual(membersAt(intervals, GROUP, T0 + 150 * 60_000).map((l) => [l.member, l.collision]), [[`${HOST}@DEFAULT`, false], ["10.0.11.21@7311", false]]);
+  });
+});
+
+/** Consumer spans, made by the OpenTelemetry SDK and decoded from its OTLP encoding, as the receiver maps them. */
+function consumerSpans(resource: Record<string, string | number>, group: string, offsets: readonly number[], extra: Record<string, string> = {}): NormalizedEvent[] {
+  const recorder = new SpanRecorder(resource, "io.opentelemetry.kafka-clients-2.6");
+  for (const at of offsets) {
+    recorder.span({
+      name: "orders process",
+      kind: SpanKind.CONSUMER,
+      start: T0 + at,
+      end: T0 + at + 20,
+      attributes: {
+        "messaging.system": "kafka",
+        "messaging.destination.name": "orders",
+        "messaging.operation": "process",
+        "messaging.destination.partition.id": "0",
+        "messaging.kafka.message.offset": at,
+        "messaging.kafka.consumer.group": group,
+        ...extra,
+      },
+    });
+  }
+  return mapSpans(decodeProtobuf(protobufBody(recorder.spans())).spans, parseKeyRules("")).events;
+}
+
+const pod = (name: string) => ({ "service.name": "billing", "k8s.pod.name": name });
+const every = (from: number, to: number, step: number) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+
+describe("members known from their consumer spans", () => {
+  const a = consumerSpans(pod("billing-7c9f-a"), "billing", every(0, 4 * HOUR, 20 * 60_000), { "messaging.client_id": "consumer-billing-1" });
+  const b = consumerSpans(pod("billing-7c9f-b"), "billing", every(5 * 60_000, HOUR + 5 * 60_000, 20 * 60_000), { "messaging.client_id": "consumer-billing-2" });
+  const spansShape = (events: readonly NormalizedEvent[]) => fold(events).map((i) => [i.member, i.instance, i.via, i.since, i.until, i.closedBy]);
+
+  it("runs from a process's first span to its last, ended once the group's spans went on two hours without it", () => {
+    assert.deepEqual(spansShape([...a, ...b]), [
+      ["consumer-billing-1", "billing-7c9f-a", SPANS_VIA, T0, null, null],
+      ["consumer-billing-2", "billing-7c9f-b", SPANS_VIA, T0 + 5 * 60_000, T0 + HOUR + 5 * 60_000 + 20, "unseen"],
+    ]);
+  });
+
+  it("ends an interval at its last span when its process comes back after two hours, and opens another", () => {
+    const back = consumerSpans(pod("billing-7c9f-a"), "billing", [7 * HOUR], { "messaging.client_id": "consumer-billing-1" });
+    const shape = spansShape([...a, ...back]);
+    assert.deepEqual(shape.map((s) => [s[3], s[4], s[5]]), [
+      [T0, T0 + 4 * HOUR + 20, "unseen"],
+      [T0 + 7 * HOUR, null, null],
+    ]);
+  });
+
+  it("gives the same intervals whatever order the spans arrive in, and once for a span exported twice", () => {
+    const events = [...a, ...b];
+    const inOrder = spansShape(events);
+    fc.assert(
+      fc.property(fc.shuffledSubarray([...events, ...events], { minLength: events.length * 2, maxLength: events.length * 2 }), (shuffled) => {
+        assert.deepEqual(spansShape(shuffled), inOrder);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("keeps the model a RocketMQ span names, and no member for a span whose resource names only the service", () => {
+    const recorder = new SpanRecorder(pod("ledger-5d8f9-abcde"), "io.opentelemetry.rocketmq-client-5.0");
+    recorder.span({
+      name: "pay-topic process",
+      kind: SpanKind.CONSUMER,
+      start: T0,
+      end: T0 + 30,
+      attributes: {
+        "messaging.system": "rocketmq",
+        "messaging.destination.name": "pay-topic",
+        "messaging.operation": "process",
+        "messaging.rocketmq.client_group": "ledger-group",
+        "messaging.rocketmq.consumption_model": "broadcasting",
+        "messaging.message.id": "01A9F3C2D4E5F60708090A0B0C",
+        "messaging.rocketmq.message.keys": ["PAY-1"],
+      },
+    });
+    const events = mapSpans(decodeProtobuf(protobufBody(recorder.spans())).spans, parseKeyRules("")).events;
+    const intervals = fold(events);
+    assert.deepEqual(intervals.map((i) => [i.member, i.model, i.via]), [["ledger-5d8f9-abcde", "BROADCASTING", SPANS_VIA]]);
+    assert.equal(groupModelAt(intervals, "ledger-group", T0 + HOUR)?.model, "BROADCASTING");
+    assert.deepEqual(fold(consumerSpans({ "service.name": "billing" }, "billing", [0, 60_000])), []);
+  });
+
+  it("is who was in the group when a key was delivered, on the pages", () => {
+    const intervals = fold([...a, ...b]);
+    assert.deepEqual(membersAt(intervals, "billing", T0 + 30 * 60_000).map((l) => l.member), ["consumer-billing-1", "consumer-billing-2"]);
+    assert.deepEqual(membersAt(intervals, "billing", T0 + 3 * HOUR).map((l) => l.member), ["consumer-billing-1"]);
   });
 });
