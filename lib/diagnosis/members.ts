@@ -27,7 +27,7 @@ export interface MemberChange {
   coarse: boolean;
   group: string;
   change: MemberChangeKind;
-  /** The clientId as logged (`ip@DEFAULT`) or as a span names it, or the event's instance; null for `emptied`. */
+  /** The clientId as logged (`ip@DEFAULT`), or the event's instance; null for `emptied`. */
   member: string | null;
   /** The event's instance (canonical), from which the host comes. */
   instance: string | null;
@@ -47,10 +47,11 @@ export type ClosedBy = "close" | "moved" | "reconnected" | "emptied" | "unseen";
 
 /**
  * A member known from its consumer spans (OpenTelemetry: RocketMQ 5 and Kafka consumers reach dupscope this way,
- * with no connect line at all): the span's resource names the process, its attributes the group, the clientId
- * (`messaging.client.id`) and for RocketMQ the consumption model. A span says the process consumed for the group
- * then, not when it connected or left, so its interval runs from its first span to its last: a `seen` change is the
- * first consumer span of a process, clientId and group in an hour (SEEN_BUCKET_MS; the store keeps one per hour, so
+ * with no connect line at all): the span's resource names the process, the member, and its attributes the group and
+ * for RocketMQ the consumption model. Not the clientId: Kafka's default `client.id` is the same in every replica. A
+ * span says the process consumed for the group then, not when it connected or left, so its interval runs from its
+ * first span to its last: a `seen` change is the first consumer span of a process and group in an hour
+ * (SEEN_BUCKET_MS; the store keeps one per hour, so
  * the changes grow with members and hours, not with messages), and an interval ends at its last span once no span
  * of it came for UNSEEN_MS while the group's spans did: the group's membership seen without it. An idle consumer
  * sends no span either; in a group whose members all consume, two hours without one is a member gone.
@@ -133,7 +134,7 @@ function seenChangeOf(e: NormalizedEvent): MemberChange | null {
     coarse: false,
     group: e.group!,
     change: "seen",
-    member: str(e.detail.messagingClientId) ?? instance,
+    member: instance,
     instance,
     via: SPANS_VIA,
     remote: null,
