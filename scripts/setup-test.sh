@@ -278,7 +278,7 @@ shared_preload_libraries = 'citus'"
       as_postgres "$PG15/pg_ctl" -D "$dir" -w -l "$CITUS_HOME/$name.log" start >/dev/null
       what+=(started)
     fi
-    [ ${#what[@]} -eq 0 ] || done_list+=("$(joined " and " "${what[@]}") the Citus $name")
+    [ ${#what[@]} -eq 0 ] || done_list+=("Citus $name: $(joined " and " "${what[@]}")")
     say "$name" "$([ ${#what[@]} -eq 0 ] && echo running || joined " and " "${what[@]}") (127.0.0.1:$port, $dir)"
   done
 
