@@ -234,7 +234,7 @@ if [ "$citus" = absent ]; then
 else
   citus_so="$("$PG15/pg_config" --pkglibdir)/citus.so"
   if [ "$citus" = build ]; then
-    say Citus "building $CITUS_TARBALL (one to a few minutes on 2 cores)…"
+    say Citus "building $CITUS_TARBALL (one to four minutes on 2 cores)…"
     build_started=$(date +%s)
     build_dir=$(mktemp -d)
     tar xzf "$CITUS_TARBALL" -C "$build_dir"
