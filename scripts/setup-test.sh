@@ -12,6 +12,11 @@
 #   - RabbitMQ's rabbitmq_event_exchange and rabbitmq_shovel plugins, and tracing on vhost / (tracing is per node
 #     and vhost and not persistent: a node restart switches it off, so every run checks it)
 #   - the test database: the one TEST_DATABASE_URL names on the local server, else `test`
+#   - a Citus test cluster: Citus built from vendor/citus into PostgreSQL 15 when citus.so is missing (with
+#     Debian's postgresql-server-dev-15 and the -dev packages its configure needs), then a coordinator on
+#     127.0.0.1:5441 and workers on 5442-5443, each its own data directory under /var/lib/dupscope-citus, run as
+#     postgres, with database `test` holding the extension and the two workers registered. Without the tarball
+#     it says how to get Citus and leaves the cluster out.
 # Installing and starting need root; without it, a machine that lacks something gets one line saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +45,40 @@ cjk_font || packages+=(fonts-noto-cjk)
 command -v promtool >/dev/null 2>&1 || packages+=(prometheus)
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
 command -v prometheus-alertmanager >/dev/null 2>&1 || packages+=(prometheus-alertmanager)
+
+# The Citus cluster: these values are also in scripts/citus-cluster.mjs, which the tests find it through.
+CITUS_TARBALL=vendor/citus/citus-12.1.12.tar.gz
+CITUS_SHA256=a5eb52cdd9f45e078510a8b96ae674a7e5b284b55431c8b0ecdc57573725d2c9
+CITUS_HOME=/var/lib/dupscope-citus
+CITUS_NODES=(coordinator:5441 worker1:5442 worker2:5443)
+CITUS_DB=test
+PG15=/usr/lib/postgresql/15/bin
+citus=absent # absent: no way to get it here; build: from the tarball; installed: citus.so is there
+citus_why=
+if [ ! -x "$PG15/pg_config" ]; then
+  citus_why="PostgreSQL 15's server is missing ($PG15): the vendored Citus 12.1 is built for Debian's postgresql-15"
+elif [ -f "$("$PG15/pg_config" --pkglibdir)/citus.so" ]; then
+  citus=installed
+elif [ -f "$CITUS_TARBALL" ]; then
+  sum=$(sha256sum "$CITUS_TARBALL" | cut -d' ' -f1)
+  [ "$sum" = "$CITUS_SHA256" ] || fail "$CITUS_TARBALL has sha256 $sum, not $CITUS_SHA256 (vendor/citus/README.md): not building it"
+  citus=build
+  # libcurl is left out (configure --without-libcurl): Citus uses it only to send usage statistics
+  for pkg in postgresql-server-dev-15 liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev build-essential; do
+    [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = "install ok installed" ] || packages+=("$pkg")
+  done
+else
+  citus_why="$CITUS_TARBALL is missing: restore it (git checkout -- vendor/citus), or install Citus' own package postgresql-15-citus-12.1 (https://docs.citusdata.com/en/stable/installation/multi_node_debian.html), then run npm run setup:test again"
+fi
+citus_psql() { # citus_psql <port> <database> <sql…>: one value per line
+  local port=$1 db=$2; shift 2
+  psql -h 127.0.0.1 -p "$port" -U postgres -d "$db" -v ON_ERROR_STOP=1 -qtA "${@/#/-c}"
+}
+citus_ready() { # every node answers and the coordinator's test database sees both workers active
+  local node
+  for node in "${CITUS_NODES[@]}"; do pg_isready -q -h 127.0.0.1 -p "${node##*:}" || return 1; done
+  [ "$(citus_psql "${CITUS_NODES[0]##*:}" "$CITUS_DB" 'SELECT count(*) FROM citus_get_active_worker_nodes()' 2>/dev/null)" = 2 ]
+}
 
 pg_up() { pg_isready -h 127.0.0.1 -p 5432; }
 redis_up() { redis-cli -h 127.0.0.1 -p 6379 ping; }
@@ -82,6 +121,8 @@ if [ "$(id -u)" != 0 ]; then
     [ -z "$plugins_missing" ] || needs+=("enable $plugins_missing")
     [ "$tracing" = on ] || needs+=("rabbitmqctl trace_on -p /")
   fi
+  [ "$citus" != build ] || needs+=("build Citus from $CITUS_TARBALL")
+  [ "$citus" = absent ] || citus_ready || needs+=("start the Citus test cluster")
   if [ ${#needs[@]} -gt 0 ]; then
     fail "run as root: sudo npm run setup:test (to $(IFS=';'; echo "${needs[*]}" | sed 's/;/; /g'))"
   fi
@@ -91,7 +132,7 @@ fi
 if [ ${#packages[@]} -gt 0 ]; then
   say packages "installing ${packages[*]} from Debian's packages (their services are not started)…"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  apt-get update -qq -o DPkg::Lock::Timeout=600
   # policy-rc.d exit 101: no service may start while installing (prometheus' own would otherwise)
   policy=/usr/sbin/policy-rc.d
   if [ -e "$policy" ]; then cp -p "$policy" "$policy.setup-test"; fi
@@ -99,7 +140,8 @@ if [ ${#packages[@]} -gt 0 ]; then
   printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"
   # slim Debian images leave out /usr/share/man, and the JDK's postinst fails on the man page alternatives without it
   if [[ " ${packages[*]} " == *" openjdk-17-jdk-headless "* ]]; then mkdir -p /usr/share/man/man1; fi
-  apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+  # another apt run (unattended upgrades, a second setup) may hold the lock: wait for it rather than fail
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${packages[@]}" >/dev/null
   if [ -e "$policy.setup-test" ]; then mv -f "$policy.setup-test" "$policy"; else rm -f "$policy"; fi
   trap - EXIT
   done_list+=("installed ${packages[*]}")
@@ -181,6 +223,96 @@ else
     done_list+=("created database $db")
     say database "$db created"
   fi
+fi
+
+# --- the Citus test cluster ------------------------------------------------------------------------------------
+joined() { local sep=$1 out=$2 item; shift 2; for item; do out+="$sep$item"; done; echo "$out"; }
+# runuser keeps the working directory, which postgres may not read (initdb and pg_ctl warn then): start from one it owns
+as_postgres() { (cd "$CITUS_HOME" && runuser -u postgres -- "$@"); }
+if [ "$citus" = absent ]; then
+  say Citus "not set up: $citus_why"
+else
+  citus_so="$("$PG15/pg_config" --pkglibdir)/citus.so"
+  if [ "$citus" = build ]; then
+    say Citus "building $CITUS_TARBALL (one to four minutes on 2 cores)…"
+    build_started=$(date +%s)
+    build_dir=$(mktemp -d)
+    tar xzf "$CITUS_TARBALL" -C "$build_dir"
+    if ! (cd "$build_dir/citus-src" && ./configure PG_CONFIG="$PG15/pg_config" --without-libcurl && make -j2 && make install) >"$build_dir/build.log" 2>&1; then
+      tail -n 30 "$build_dir/build.log" >&2
+      fail "building Citus failed (the whole log: $build_dir/build.log)"
+    fi
+    rm -rf "$build_dir"
+    [ -f "$citus_so" ] || fail "$citus_so is still missing after make install"
+    done_list+=("built and installed Citus in $(( $(date +%s) - build_started )) s")
+  fi
+  citus_version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$("$PG15/pg_config" --sharedir)/extension/citus.control")
+  say Citus "$([ "$citus" = build ] && echo "built and installed" || echo present) (extension $citus_version, $citus_so)"
+
+  install -d -o postgres -g postgres -m 755 "$CITUS_HOME"
+  for node in "${CITUS_NODES[@]}"; do
+    name=${node%%:*}; port=${node##*:}; dir=$CITUS_HOME/$name
+    what=()
+    if [ ! -s "$dir/PG_VERSION" ]; then
+      as_postgres "$PG15/initdb" -D "$dir" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >/dev/null
+      what+=(initialised)
+    fi
+    # The node's settings live in a file of their own, so a node set up halfway (or by an older version of
+    # this script) gets them on the next run; a change is applied by a restart.
+    settings="port = $port
+listen_addresses = '127.0.0.1'
+shared_preload_libraries = 'citus'"
+    changed=no
+    if [ "$(cat "$dir/dupscope.conf" 2>/dev/null)" != "$settings" ]; then
+      printf '%s\n' "$settings" | as_postgres tee "$dir/dupscope.conf" >/dev/null
+      changed=yes
+    fi
+    grep -qx "include 'dupscope.conf'" "$dir/postgresql.conf" || echo "include 'dupscope.conf'" | as_postgres tee -a "$dir/postgresql.conf" >/dev/null
+    if as_postgres "$PG15/pg_ctl" -D "$dir" status >/dev/null; then
+      if [ "$changed" = yes ]; then
+        as_postgres "$PG15/pg_ctl" -D "$dir" -w -m fast restart -l "$CITUS_HOME/$name.log" >/dev/null
+        what+=("restarted with new settings")
+      fi
+    else
+      pg_isready -q -h 127.0.0.1 -p "$port" && fail "127.0.0.1:$port answers, but not from $dir: free the port for the Citus $name"
+      as_postgres "$PG15/pg_ctl" -D "$dir" -w -l "$CITUS_HOME/$name.log" start >/dev/null
+      what+=(started)
+    fi
+    [ ${#what[@]} -eq 0 ] || done_list+=("Citus $name: $(joined " and " "${what[@]}")")
+    say "$name" "$([ ${#what[@]} -eq 0 ] && echo running || joined " and " "${what[@]}") (127.0.0.1:$port, $dir)"
+  done
+
+  coordinator=${CITUS_NODES[0]##*:}
+  what=() dbs=() extensions=() added=()
+  for node in "${CITUS_NODES[@]}"; do
+    name=${node%%:*}; port=${node##*:}
+    if [ -z "$(citus_psql "$port" postgres "SELECT 1 FROM pg_database WHERE datname = '$CITUS_DB'")" ]; then
+      citus_psql "$port" postgres "CREATE DATABASE \"$CITUS_DB\""
+      dbs+=("$name")
+    fi
+    if [ -z "$(citus_psql "$port" "$CITUS_DB" "SELECT 1 FROM pg_extension WHERE extname = 'citus'")" ]; then
+      citus_psql "$port" "$CITUS_DB" 'CREATE EXTENSION citus'
+      extensions+=("$name")
+    fi
+  done
+  [ ${#dbs[@]} -eq 0 ] || what+=("created database $CITUS_DB on $(joined ", " "${dbs[@]}")")
+  [ ${#extensions[@]} -eq 0 ] || what+=("created extension citus in it on $(joined ", " "${extensions[@]}")")
+  if [ -z "$(citus_psql "$coordinator" "$CITUS_DB" "SELECT 1 FROM pg_dist_node WHERE groupid = 0 AND nodename = '127.0.0.1' AND nodeport = $coordinator")" ]; then
+    citus_psql "$coordinator" "$CITUS_DB" "SELECT citus_set_coordinator_host('127.0.0.1', $coordinator)" >/dev/null
+    what+=("registered the coordinator")
+  fi
+  for node in "${CITUS_NODES[@]:1}"; do
+    name=${node%%:*}; port=${node##*:}
+    case "$(citus_psql "$coordinator" "$CITUS_DB" "SELECT isactive FROM pg_dist_node WHERE nodename = '127.0.0.1' AND nodeport = $port")" in
+      t) ;;
+      f) citus_psql "$coordinator" "$CITUS_DB" "SELECT citus_activate_node('127.0.0.1', $port)" >/dev/null; added+=("$name (activated)") ;;
+      *) citus_psql "$coordinator" "$CITUS_DB" "SELECT citus_add_node('127.0.0.1', $port)" >/dev/null; added+=("$name") ;;
+    esac
+  done
+  [ ${#added[@]} -eq 0 ] || what+=("added $(joined ", " "${added[@]}")")
+  citus_ready || fail "the Citus cluster is set up but its coordinator does not see two active workers: see $CITUS_HOME/*.log"
+  [ ${#what[@]} -eq 0 ] || done_list+=("${what[@]/#/Citus: }")
+  say cluster "$([ ${#what[@]} -eq 0 ] && echo "ready already" || joined "; " "${what[@]}") (postgres://postgres@127.0.0.1:$coordinator/$CITUS_DB, 2 active workers)"
 fi
 
 took=$(( $(date +%s) - started ))

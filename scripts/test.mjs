@@ -1,10 +1,12 @@
 // `npm test`: every test file under tests/ (unit, contract, integration, e2e), in Node's own runner through tsx.
 // The files are listed here rather than by a glob in package.json because an empty glob makes `node --test`
 // pass with zero tests; this runner fails instead when it finds or runs none.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildIsFresh } from "./build-freshness.mjs";
+import { CITUS_TARBALL, citusExpected, citusProblem, citusUrl, redactUrl } from "./citus-cluster.mjs";
 import { buildSync } from "./next.mjs";
 
 const SUITES = { unit: ["tests/unit", "tests/contract"], integration: ["tests/integration"], e2e: ["tests/e2e"] };
@@ -33,24 +35,37 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// What `npm run setup:test` installs: one line naming it, rather than suites failing one by one.
+// What `npm run setup:test` installs and starts: as root it runs when something is missing, saying what; otherwise
+// one line names the command, rather than suites failing one by one.
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const onPath = (tool) => (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, tool)));
-const needsJavac = files.some((f) => readFileSync(f, "utf8").includes("javac")) && !onPath("javac");
+const anyFileSays = (text) => files.some((f) => readFileSync(f, "utf8").includes(text));
+const needsJavac = anyFileSays("javac") && !onPath("javac");
+const citusProblemNow = anyFileSays("citus-cluster.mjs") && citusExpected() ? await citusProblem() : undefined;
 const missing = [
   ...(files.some((f) => f.startsWith("tests/e2e")) && !existsSync(chromium) ? [`Debian's Chromium (${chromium}) for the browser tests`] : []),
-  ...(files.some((f) => readFileSync(f, "utf8").includes("promtool")) && !onPath("promtool") ? ["promtool (Debian's prometheus) for the metrics tests"] : []),
+  ...(anyFileSays("promtool") && !onPath("promtool") ? ["promtool (Debian's prometheus) for the metrics tests"] : []),
   ...(needsJavac ? ["javac (Debian's openjdk-17-jdk-headless) for the Java emitter test"] : []),
+  ...(anyFileSays("helpers/alertmanager") && !onPath("prometheus-alertmanager") ? ["Debian's prometheus-alertmanager for the Alertmanager test"] : []),
+  ...(citusProblemNow ? [`the Citus test cluster (${citusProblemNow})`] : []),
 ];
 if (missing.length > 0) {
-  const instead = needsJavac ? "" : ", or npm run test:unit, which needs neither";
-  console.error(`missing ${missing.join(" and ")}: run npm run setup:test (as root)${instead}`);
-  process.exit(1);
+  if (process.getuid?.() !== 0) {
+    const instead = needsJavac ? "" : ", or npm run test:unit, which needs none of it";
+    console.error(`missing ${missing.join(" and ")}: run sudo npm run setup:test${instead}`);
+    process.exit(1);
+  }
+  console.log(`missing ${missing.join(" and ")}: running npm run setup:test, which installs and starts what is missing…`);
+  const setup = spawnSync("bash", [fileURLToPath(new URL("setup-test.sh", import.meta.url))], { stdio: "inherit" });
+  if (setup.status !== 0) process.exit(setup.status ?? 1);
 }
 
 if (suites.includes("integration") || suites.includes("e2e")) {
   const pg = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-  console.log(pg ? `PostgreSQL integration tests: ${pg.replace(/:[^:@/]*@/, ":***@")}` : "PostgreSQL integration tests: not configured (set TEST_DATABASE_URL); PGlite only");
+  console.log(pg ? `PostgreSQL integration tests: ${redactUrl(pg)}` : "PostgreSQL integration tests: not configured (set TEST_DATABASE_URL); PGlite only");
+  if (anyFileSays("citus-cluster.mjs")) {
+    console.log(citusExpected() ? `Citus cluster tests: ${redactUrl(citusUrl())}` : `Citus cluster tests: not set up (${CITUS_TARBALL} is missing; set TEST_CITUS_URL to a coordinator with two workers)`);
+  }
   if (!buildIsFresh()) {
     console.log("building the app for the HTTP tests…");
     buildSync();
