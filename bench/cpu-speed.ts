@@ -6,10 +6,10 @@ import { median } from "./timings.ts";
  * The machine's own speed, measured beside a soak. A child process runs the same piece of work once a second (the
  * SHA-256 of an 8 MB buffer, ~5 ms) and reports the CPU time it took in its own process. The work is native code: a
  * loop in JavaScript read 4.2× from minute 21 of a 30-minute soak whose every other figure stayed level, most likely
- * V8 compiling it anew (docs/performance.md#lz4-for-the-journal). Waiting for a core is not CPU time; what grows it
+ * V8 compiling it anew (docs/performance-log.md#lz4-for-the-journal). Waiting for a core is not CPU time; what grows it
  * is each core getting slower: a lower clock, a hyperthread or cache shared with a busier neighbour. That neighbour
  * can be the soak itself (on these two vCPUs it read ~10% higher at 0.3 idle than at 0.6,
- * docs/performance.md#keys-with-nothing-found-forgotten-with-their-events), so a lapse is the host's only when the
+ * docs/performance-log.md#keys-with-nothing-found-forgotten-with-their-events), so a lapse is the host's only when the
  * probe rises well beyond that. This hypervisor reports no steal. A sample prints the median of its readings against
  * the median of the first sample's.
  */

@@ -66,7 +66,7 @@ function event(
  * One order's events as the collectors would normalize them: the trace's publish, consume start and end, the dedup
  * log's pass; its msgId is the UNIQ_KEY its producer instance builds (lib/simulator/ids.ts: the instance's address,
  * pid and class-loader hash, then the time and a counter), so one instance's ids follow each other as in a real
- * cluster, not scattered as hashes would be (docs/performance.md#the-soaks-message-ids); one order in 50 is consumed
+ * cluster, not scattered as hashes would be (docs/performance-log.md#the-soaks-message-ids); one order in 50 is consumed
  * again on another instance 1.5 s later and caught by Redis; one line in `rebalanceEvery` orders (2000 unless told)
  * is a client-log rebalance of the group, and one in four of those comes with a broker-log line of a member
  * connecting.

@@ -1,7 +1,8 @@
 // Loads the CLI's TypeScript. Through tsx, each of its ~200 modules is compiled on a loader thread at every start,
-// which cost ~0.6 s of CPU per command here (docs/performance.md) — paid by each `dupscope ingest` a cron or a
-// collector script starts. So the CLI is bundled once with esbuild (which tsx compiles with too) into
-// node_modules/.cache, and later starts import the bundle as long as none of its source files has changed since.
+// which cost ~0.6 s of CPU per command here (docs/performance-log.md#production-volume-partitions-journal-soak) —
+// paid by each `dupscope ingest` a cron or a collector script starts. So the CLI is bundled once with esbuild
+// (which tsx compiles with too) into node_modules/.cache, and later starts import the bundle as long as none of its
+// source files has changed since.
 // There is no build step to forget: a changed file makes the next start bundle again, and anything that keeps
 // the bundle from being made or read (no esbuild, a read-only folder) falls back to tsx.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";

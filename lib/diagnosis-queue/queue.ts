@@ -28,7 +28,7 @@ const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is 
 /**
  * The diagnosis of a step's keys gives the server's event loop a turn at least this often: a 1,000-key step is tens
  * of milliseconds of pure computation, and a key page asked for meanwhile (the same process serves it) would wait
- * for all of it, twice with two loops (docs/performance.md).
+ * for all of it, twice with two loops (docs/performance-log.md#30000-eventss-on-a-faster-machine).
  */
 const TURN_EVERY_MS = 2;
 
@@ -224,7 +224,7 @@ export async function saveDiagnoses(driver: SqlDriver, results: DiagnosedKey[], 
   // that comes out as stored keeps the stored value, already compressed, instead of compressing the same again; a key
   // whose every column comes out as stored keeps its row, and diagnosed_at the time that diagnosis was made: rewritten,
   // each such row was a new version, an index entry and a pass of the rollup trigger, for nothing
-  // (docs/performance.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim). A row the fold wrote for a key
+  // (docs/performance-log.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim). A row the fold wrote for a key
   // delivered once loses its summary (plain): its key's events are no longer all the summary says, and later ones go
   // to a worker too (lib/store/plain-keys.ts).
   await driver.run(
@@ -278,8 +278,9 @@ export interface StepOptions {
   /**
    * How long a key queued by a mark waits before a worker may claim it. Marks come from keyless lines (rebalances,
    * lifecycle), and a busy group logs them every second or so: each one queued every duplicate of the group's last
-   * minutes again, so without a wait those keys were diagnosed once per step (docs/performance.md). Marks that come
-   * within the wait find the key queued and add nothing. A key's own new events do not wait (foldJournal).
+   * minutes again, so without a wait those keys were diagnosed once per step
+   * (docs/performance-log.md#settling-marks-and-a-vacuumed-queue). Marks that come within the wait find the key
+   * queued and add nothing. A key's own new events do not wait (foldJournal).
    */
   markSettleMs?: number;
 }
@@ -305,7 +306,7 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
   // they can be claimed. A mark without a group (a line without one, context of the keys from its host) queues the
   // keys of every group within reach: verdicts do not keep the hosts of a key's producers. Each mark reads its range
   // of verdicts by index (LATERAL, `OFFSET 0`): joined, the planner hashed the marks and scanned every verdict,
-  // 1–1.5 s a step with 3 million of them (docs/performance.md#marks-on-a-large-verdicts-table).
+  // 1–1.5 s a step with 3 million of them (docs/performance-log.md#marks-on-a-large-verdicts-table).
   const [expanded] = await driver.query<{ marks: string | number }>(
     `WITH m AS (
        DELETE FROM diagnosis_marks WHERE id IN (SELECT id FROM diagnosis_marks ORDER BY id LIMIT ${MARKS_PER_STEP} FOR UPDATE SKIP LOCKED)
@@ -333,7 +334,8 @@ export async function processQueueStep(driver: SqlDriver, options: StepOptions =
     [CONTEXT_BEFORE_MS, markSettleMs],
   );
   // The keys as an array, not a joined subquery: joined, the planner hashed them and scanned the whole queue for
-  // their rows (13–22 ms a 1,000-key claim with 60,000 queued, 8–10 ms as an array; docs/performance.md).
+  // their rows (13–22 ms a 1,000-key claim with 60,000 queued, 8–10 ms as an array;
+  // docs/performance-log.md#unchanged-diagnoses-left-as-they-are-and-a-cheaper-claim).
   const claimed = await driver.query<{ biz_key: string; since_ts: string | number | null }>(
     `UPDATE diagnosis_queue SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond', dirty = false
       WHERE biz_key = ANY (ARRAY(SELECT biz_key FROM diagnosis_queue WHERE (claimed_until IS NULL OR claimed_until < now()) AND enqueued_at <= now()
@@ -398,7 +400,7 @@ async function partlyExpired(driver: SqlDriver, firsts: ReadonlyMap<string, numb
  * From when each claimed key's events are read: the earlier of the time its queue row keeps (the earliest of the
  * events it was queued for) and its stored diagnosis's first_ts (the earliest of the events diagnosed before). Every
  * event of the key that a fold has seen is one or the other, so nothing it needs is left out, and its probes skip the
- * partitions before (docs/performance.md#a-keys-events-from-its-first). An event stored but not folded yet is read
+ * partitions before (docs/performance-log.md#a-keys-events-from-its-first). An event stored but not folded yet is read
  * when its own fold queues the key again. A key queued for any time (since_ts null) is read whole.
  */
 function eventsBounds(claimed: { biz_key: string; since_ts: string | number | null }[], firsts: ReadonlyMap<string, number>): Map<string, number> {
@@ -415,7 +417,7 @@ function eventsBounds(claimed: { biz_key: string; since_ts: string | number | nu
  * The tables every diagnosed key passes through: a row is inserted, updated by the claim and deleted, so each key
  * leaves dead rows behind. Autovacuum's defaults visit them once a minute at most (and PGlite, the embedded store,
  * never), and in a minute a busy worker leaves hundreds of thousands: the claim's index scan then steps over them
- * (docs/performance.md#settling-marks-and-a-vacuumed-queue). SKIP_LOCKED: a table another server is vacuuming is
+ * (docs/performance-log.md#settling-marks-and-a-vacuumed-queue). SKIP_LOCKED: a table another server is vacuuming is
  * left to it.
  */
 export async function vacuumQueueTables(driver: SqlDriver): Promise<void> {

@@ -42,7 +42,7 @@ export function diagnosisIntervalMs(env: Record<string, string | undefined> = pr
  * Step loops per server (DUPSCOPE_DIAGNOSIS_LOOPS). A loop waits on PostgreSQL for about half of each step (claim,
  * load, save) and runs on the event loop for the rest, so a second loop uses what one leaves idle: at 17,500
  * events/s on two cores, one loop fell behind and two kept up, while the same server's key pages answered 2–3× slower
- * (docs/performance.md). For servers that only diagnose; one is the default.
+ * (docs/performance-log.md#pool-indexes-msgid-indexes-two-loops). For servers that only diagnose; one is the default.
  */
 export function diagnosisLoops(env: Record<string, string | undefined> = process.env): number {
   const raw = env.DUPSCOPE_DIAGNOSIS_LOOPS?.trim();

@@ -5,7 +5,7 @@ import { DEFAULT_OPTIONS } from "./types.ts";
  * A key delivered once per consumer group, told from its events' fields alone. Nearly every key is: a publish, and
  * in each group that consumes it one attempt with its dedup lines. Its diagnosis has nothing to show (no duplicate,
  * no normal retry, nothing lost), whatever its context: every rule that reads the context judges a pair of
- * deliveries of one group (docs/performance.md#keys-delivered-once). The ingest journal sums each key's events into a
+ * deliveries of one group (docs/performance-log.md#keys-delivered-once). The ingest journal sums each key's events into a
  * PlainSummary as they are stored, and the fold writes such a key's row without the diagnosis worker reading its
  * events back (lib/store/plain-keys.ts).
  *

@@ -74,7 +74,7 @@ const HAND_OVER = 256;
  * While a batch is being written, the parser gives the event loop a turn at least this often. A write is several
  * round trips (BEGIN, COPY, the journal row, COMMIT), and each reply waits for a turn: parsing a 1 MB read chunk
  * without one took ~30 ms, so a write's connection sat idle in its transaction for much of its time and the
- * runs were bimodal (docs/performance.md).
+ * runs were bimodal (docs/performance-log.md#ingest-batches-in-one-transaction).
  */
 const TURN_EVERY_MS = 0.5;
 

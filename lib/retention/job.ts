@@ -59,7 +59,7 @@ async function deleteKeysBefore(driver: SqlDriver, before: number, withoutFindin
       // address names the row it was read from, and a row changed meanwhile is checked again against the conditions.
       // Selected, then deleted by key, with each key looked up in verdicts though only keys with a finding have any,
       // a batch of 5,000 of 1.4 million keys took 30–50 ms against 21–29
-      // (docs/performance.md#keys-with-nothing-found-forgotten-with-their-events). Rows lock in the order the plan
+      // (docs/performance-log.md#keys-with-nothing-found-forgotten-with-their-events). Rows lock in the order the plan
       // visits them; a deadlock with a fold or a save fails this run, which the next one repeats.
       const gone = await tx.query<{ biz_key: string; found: boolean }>(
         `DELETE FROM key_diagnoses WHERE ctid = ANY(ARRAY(

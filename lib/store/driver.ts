@@ -66,7 +66,7 @@ function pgSession(client: pg.Pool | pg.PoolClient): SqlSession {
  * Session settings for every connection dupscope opens to PostgreSQL. JIT off: dupscope's reads are short index
  * lookups, but over a partitioned `events` the planner adds up every partition's estimate, crosses
  * jit_above_cost, and compiles: on a 10M-event store with 22 day partitions a key lookup spent ~150 ms of its
- * ~160 ms in JIT compilation, and 10 ms without it (docs/performance.md).
+ * ~160 ms in JIT compilation, and 10 ms without it (docs/performance-log.md#production-volume-partitions-journal-soak).
  */
 const PG_SESSION_OPTIONS = "-c jit=off";
 
@@ -75,7 +75,7 @@ const PG_SESSION_OPTIONS = "-c jit=off";
  * so the planner cannot prune partitions and plans each one for every partition: on the 10M-event store (25 day
  * partitions, 7 indexes each) that took 3–8 ms per statement and ran in 0.2–2 ms. A generic plan is made once per
  * connection and prunes partitions when it runs. The other connections keep custom plans, which prune partitions
- * by the values of a time range when they are planned (docs/performance.md).
+ * by the values of a time range when they are planned (docs/performance-log.md#production-volume-partitions-journal-soak).
  */
 const PG_PREPARED_SESSION_OPTIONS = `${PG_SESSION_OPTIONS} -c plan_cache_mode=force_generic_plan`;
 

@@ -6,7 +6,7 @@ import type { SqlSession } from "./driver.ts";
 /**
  * Writes the rows of keys delivered once (lib/diagnosis/plain.ts) in the fold, instead of queueing them for a worker
  * to read their events back and diagnose them to the same empty result: nearly every key, and most of what a
- * worker's step cost (docs/performance.md#keys-delivered-once). A key is settled here only when the journal's
+ * worker's step cost (docs/performance-log.md#keys-delivered-once). A key is settled here only when the journal's
  * summary is all there is to it:
  * - no queue row: a worker may be diagnosing it, or will, from all its events;
  * - a stored row only if it was settled here too (key_diagnoses.plain), its events all still kept, and the summaries

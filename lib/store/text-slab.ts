@@ -3,7 +3,7 @@
  * array, joined, then encoded: a whole batch's lines lived until the join, long enough for the young collector to
  * copy and promote them, and the join copied each line (a rope of its fields) once more before the encoding did.
  * Written into the buffer as it is made, a line dies young and is copied once: `toCopyRows` of the soak's batches
- * took 3.7 µs an event instead of 6.4 (docs/performance.md#copy-text-written-into-buffers).
+ * took 3.7 µs an event instead of 6.4 (docs/performance-log.md#copy-text-written-into-buffers).
  */
 const FIRST_SLAB = 16 * 1024;
 

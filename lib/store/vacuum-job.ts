@@ -8,7 +8,7 @@ import type { SqlDriver } from "./driver.ts";
  * the metric tables; the retention job deletes the oldest of all of them. Left alone, the dead rows pile up under the
  * reads of every step: in a soak at 17,500 events/s with autovacuum off, the read of a step's stored verdicts grew
  * from 3 to 15 ms and the diagnosis fell behind after 25 minutes; vacuumed every minute it kept up for all 30
- * (docs/performance.md#vacuuming-the-verdict-tables).
+ * (docs/performance-log.md#vacuuming-the-verdict-tables).
  *
  * PostgreSQL's autovacuum does this where it runs, so the job only acts where it does not: a server with
  * `autovacuum` or `track_counts` off, and PGlite, the embedded store, which has no autovacuum launcher (its
