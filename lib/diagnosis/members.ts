@@ -195,7 +195,8 @@ const byTimeThenId = (a: MemberChange, b: MemberChange) => a.ts - b.ts || (a.eve
  *   host but another port it is a second connection: both stay open (two processes, or a restart whose close was
  *   not logged; the member's later close ends both).
  * - A close from a broker ends that broker's open connections of the member from its remote (all of them when it
- *   names none); a close from the member's own log (`via` "") ends its connections through every broker. A close
+ *   names none); a close from the member's own log (`via` "") ends its connections through every broker. A broker's
+ *   close that names the channel's address and no clientId ends the connection from that address, whoever's it was. A close
  *   with nothing open, of a member never seen before, is an interval whose start is unknown; later repeats of a
  *   close (the broker logs channelInactive and then unregister) change nothing.
  * - `emptied` (the broker removed the group, no connection left) ends every open connection through that broker.
@@ -262,6 +263,12 @@ export function foldMembers(changes: readonly MemberChange[]): MemberInterval[] 
     }
     if (c.change === "emptied") {
       for (const list of open.get(c.group)?.values() ?? []) end(list, (i) => i.via === c.via, c, "emptied");
+      continue;
+    }
+    if (c.change === "close" && c.via !== "" && c.remote !== null && c.member === c.remote) {
+      // The broker named the channel only (`SCAN: remove expired channel … channel=ip:port`): it ends whichever
+      // member's connection came from that address through it, and with none open it says nothing of a member.
+      for (const list of open.get(c.group)?.values() ?? []) end(list, (i) => i.via === c.via && i.remote === c.remote, c, "close");
       continue;
     }
     const member = c.member!;

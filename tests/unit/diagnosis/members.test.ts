@@ -98,6 +98,13 @@ describe("group members over time", () => {
     }
   });
 
+  it("ends the connection from the address a broker's expired-channel line names, and makes no member of the address", () => {
+    const expired = (at: number, port: number) =>
+      `${gmt8(T0 + at, "s")} WARN ClientHousekeepingScheduledThread1 - SCAN: remove expired channel from ConsumerManager consumerTable. channel=${HOST}:${port}, consumerGroup=${GROUP}`;
+    const clientId = `${HOST}@55940#5274475822225`;
+    assert.deepEqual(shape(broker([connected(0, clientId, 37432), expired(2 * 60_000, 37432), expired(HOUR, 40001)])), [[clientId, `${HOST}:37432`, T0, T0 + 2 * 60_000, "close"]]);
+  });
+
   it("ends every connection of a member when its own log says it shut down", () => {
     const client = parseLines(
       `${gmt8(T0 + HOUR, "ms")} INFO main - The PullServiceImpl service shutdown\n` +
