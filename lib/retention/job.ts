@@ -4,6 +4,7 @@ import { rawEventsFrom } from "../queries/retention.ts";
 import type { SqlDriver, SqlSession } from "../store/driver.ts";
 import { dropEventPartitionsBefore, ensureEventPartitions, minuteOf, partitionSpan } from "../store/partitions.ts";
 import { pruneMembers } from "../store/group-members.ts";
+import { backfillGroupState, type BackfillReport } from "../store/group-state-backfill.ts";
 import { recordRawEventsFrom } from "../store/raw-events-from.ts";
 import type { Retention } from "../store/retention-config.ts";
 
@@ -28,6 +29,8 @@ export interface RetentionRunReport {
   /** Expired partitions a long read kept locked; the next run drops them. */
   waitingPartitions: string[];
   deleted: Record<string, number>;
+  /** The group lines read into the group state before anything was dropped (lib/store/group-state-backfill.ts), once. */
+  backfilled?: BackfillReport;
 }
 
 /** Deletes, batch by batch, the rows `select` names (by ctid) from `table`, and returns how many went. */
@@ -82,6 +85,9 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   const verdictsBefore = now - retention.verdictsMs;
   const span = await partitionSpan(driver);
   await ensureEventPartitions(driver, Array.from({ length: PARTITIONS_AHEAD + 1 }, (_, i) => minuteOf(now + i * span)));
+  // Before any line goes: the group lines of a store older than its group state are read into it once.
+  const backfilled = await backfillGroupState(driver);
+  if (backfilled !== null) logger.info(backfilled, `group state: read ${backfilled.lines} stored membership and queue lines of ${backfilled.groups} groups into it`);
   const { dropped, waiting } = await dropEventPartitionsBefore(driver, eventsBefore);
   // Keys whose diagnosis found nothing (no duplicate, no lost message), nearly every key, go with their raw events:
   // those whose last event is older than the oldest partition still kept. Kept for the verdicts' retention, a row per
@@ -122,7 +128,15 @@ export async function runRetentionOnce(driver: SqlDriver, retention: Retention, 
   const group = await pruneMembers(driver, verdictsBefore);
   deleted.memberChanges = group.members;
   deleted.holdingChanges = group.holdings;
-  const report: RetentionRunReport = { ranAt: now, eventsBefore, verdictsBefore, droppedPartitions: dropped, waitingPartitions: waiting, deleted };
+  const report: RetentionRunReport = {
+    ranAt: now,
+    eventsBefore,
+    verdictsBefore,
+    droppedPartitions: dropped,
+    waitingPartitions: waiting,
+    deleted,
+    ...(backfilled === null ? {} : { backfilled }),
+  };
   await driver.run(`INSERT INTO retention_runs (ran_at, events_before, verdicts_before, dropped_partitions, deleted) VALUES ($1, $2, $3, $4, $5)`, [
     new Date(now),
     eventsBefore,

@@ -1,4 +1,4 @@
-import { foldHoldings, holdingChangeOf, type HoldingChange } from "../diagnosis/holdings.ts";
+import { foldHoldings, holdingChangeOf } from "../diagnosis/holdings.ts";
 import { foldMembers, memberChangeOf, memberHost, ONE_PROCESS_CLIENT_ID_SQL, SEEN_BUCKET_MS, SPANS_VIA, type ClosedBy, type MemberChange, type MemberInterval } from "../diagnosis/members.ts";
 import type { PreparedStatement, SqlDriver, SqlSession } from "./driver.ts";
 import { EVENT_SELECT, eventFromSql, type EventRowSql } from "./event-rows.ts";
@@ -46,20 +46,25 @@ const changeOfRow = (r: ChangeRow): MemberChange => ({
  * (lib/diagnosis/holdings.ts) and folds each group they touch again. Returns the groups whose changes were new.
  */
 export async function recordMemberLines(session: SqlSession, ids: readonly (readonly [string, number])[]): Promise<string[]> {
+  const groups = await storeGroupLines(session, ids);
+  for (const group of groups) await refoldGroup(session, group);
+  return groups;
+}
+
+/**
+ * Stores the membership and holding changes of the lines `ids` names (a change already stored is left as it is),
+ * without folding: returns the groups whose changes were new, sorted.
+ */
+export async function storeGroupLines(session: SqlSession, ids: readonly (readonly [string, number])[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await session.query<EventRowSql>(
     `SELECT ${EVENT_SELECT} FROM events WHERE (id, ts) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
     [ids.map((i) => i[0]), ids.map((i) => String(i[1]))],
   );
   const events = rows.map(eventFromSql);
-  return recordGroupChanges(session, events.flatMap((e) => memberChangeOf(e) ?? []), events.flatMap((e) => holdingChangeOf(e) ?? []));
-}
-
-/** Stores these changes (a change already stored is left as it is) and folds the groups with new ones again. */
-async function recordGroupChanges(session: SqlSession, changes: readonly MemberChange[], holdings: readonly HoldingChange[]): Promise<string[]> {
-  const groups = [...new Set([...(await insertMemberChanges(session, changes)), ...(await insertHoldingChanges(session, holdings))])].sort();
-  for (const group of groups) await refoldGroup(session, group);
-  return groups;
+  const changes = events.flatMap((e) => memberChangeOf(e) ?? []);
+  const holdings = events.flatMap((e) => holdingChangeOf(e) ?? []);
+  return [...new Set([...(await insertMemberChanges(session, changes)), ...(await insertHoldingChanges(session, holdings))])].sort();
 }
 
 async function insertMemberChanges(session: SqlSession, changes: readonly MemberChange[]): Promise<string[]> {

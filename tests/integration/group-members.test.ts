@@ -11,6 +11,7 @@ import type { NormalizedEvent } from "../../lib/events/model.ts";
 import { runRetentionOnce } from "../../lib/retention/job.ts";
 import { gmt8 } from "../../lib/simulator/clock.ts";
 import { insertEvents } from "../../lib/store/events-repo.ts";
+import { BACKFILL_SETTING } from "../../lib/store/group-state-backfill.ts";
 import { keyReport } from "../../lib/views/key-report.ts";
 import { dedup, SEC, T0, trace } from "../helpers/diagnosis-events.ts";
 import { protobufBody, SpanRecorder } from "../helpers/otel.ts";
@@ -99,6 +100,29 @@ for (const backend of backends) {
       const e = report.duplicates[0]!.evidence.find((x) => x.code === "broadcasting_group")!;
       assert.match(e.text, /has been connected since .*raw line expired/);
       assert.equal(await count(driver, `verdicts WHERE group_name = 'cg_bc'`), 0, "no verdict is stored for a by-design consumption");
+    });
+
+    it("reads the group lines a store held before it kept group state into it, once, before the retention drops them", async () => {
+      const { driver } = store();
+      const now = Date.now();
+      const connectedAt = now - 2 * DAY;
+      assert.equal(await count(driver, `dupscope_settings WHERE name = $1`, [BACKFILL_SETTING]), 0, "a store made with the group state needs no backfill");
+      await insertEvents(driver, brokerLines([
+        connected(connectedAt, "cg_bc_old", "BROADCASTING", "10.0.22.11", 40112, "10.0.22.11@3117"),
+        connected(connectedAt + SEC, "cg_bc_old", "BROADCASTING", "10.0.22.12", 40113, "10.0.22.12@3118"),
+      ]));
+      await drainQueue(driver);
+      // As a store upgraded from before …_group_members finds itself: the lines are stored, the state is empty.
+      await driver.run(`DELETE FROM group_member_changes`);
+      await driver.run(`DELETE FROM group_members`);
+      await driver.run(`INSERT INTO dupscope_settings (name, value) VALUES ($1, 'pending')`, [BACKFILL_SETTING]);
+
+      const first = await runRetentionOnce(driver, RETENTION, now);
+      assert.deepEqual(first.backfilled, { lines: 2, groups: 1 });
+      assert.ok(first.droppedPartitions.length > 0);
+      assert.equal(await count(driver, `events WHERE group_name = 'cg_bc_old'`), 0, "the lines are gone");
+      assert.equal(await count(driver, `group_members WHERE group_name = 'cg_bc_old' AND until_ts IS NULL AND model = 'BROADCASTING'`), 2, "their members are kept");
+      assert.equal((await runRetentionOnce(driver, RETENTION, now)).backfilled, undefined, "once");
     });
 
     it("names a shared clientId that connected three days before its keys, with a one-day raw retention", async () => {
