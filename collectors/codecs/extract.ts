@@ -81,8 +81,20 @@ function firstText(text: string, re: RegExp): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** An AMQP channel number: `on channel 2`, `channel=2`, `channel: 2`, `Channel 2`. */
-export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ =:#]{1,3}(\d{1,5})\b/i);
+/** An AMQP channel number: `on channel 2`, `channel=2`, `channel: 2`, `Channel 2`, the Java client's `AMQChannel(amqp://…/,2)`. */
+export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ =:#]{1,3}(\d{1,5})\b/i) ?? firstNumber(text, /\bAMQChannel\([^,()\s]{0,300},(\d{1,5})\)/);
+
+/**
+ * The heartbeat timeout named where a connection is given up, in seconds: the .NET and Java clients' `Heartbeat
+ * missing with heartbeat == 60 seconds`, pika's `too many missed heartbeats in the last 60 seconds` (`meartbeats`, or
+ * `No reply in 60 seconds`, in older releases), the node's `missed heartbeats from client, timeout: 60s`, `did not
+ * respond to heartbeats for 30s`.
+ */
+export function heartbeatTimeoutSIn(text: string): number | undefined {
+  const m = /heartbeat == (\d{1,6}) seconds|beats in the last (\d{1,6}) seconds|No reply in (\d{1,6}) seconds|heartbeats?\b[^.\n]{0,40}?\b(?:timeout:? |for )(\d{1,6}) ?s\b/i.exec(text);
+  const value = m?.[1] ?? m?.[2] ?? m?.[3] ?? m?.[4];
+  return value === undefined ? undefined : Number(value);
+}
 
 /** RabbitMQ's ack timeout, `Timeout value used: 1800000 ms` (3.8.15+) or `Timeout used: … ms` (3.13+). */
 export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value )?used: (\d{1,12}) ms/);
@@ -131,10 +143,12 @@ export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255
 
 /**
  * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
- * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name.
+ * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name (pika's AMQPHeartbeatTimeout,
+ * ConnectionForced, StreamLost…).
  */
 export const exceptionIn = (text: string) =>
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost))\b(?=[:(\s'"]|$)/);
+  // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
+  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost|Timeout))\b(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

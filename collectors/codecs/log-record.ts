@@ -284,7 +284,8 @@ export function javaRecords(
           open.scanned++;
           open.exception = exceptionClass(text);
         }
-        if (bare && readContinuation && bare.scanned++ < MAX_CONTINUATION_SCAN) {
+        // A Python traceback names its exception after the frames, however many: that line is read past the budget.
+        if (bare && readContinuation && (bare.scanned++ < MAX_CONTINUATION_SCAN || exceptionClass(text) !== undefined)) {
           const found = readContinuation(text.trim(), lineNo);
           if (found.events.length > 0) {
             const header = bare.lineNo;

@@ -1,7 +1,7 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import { compact } from "../codecs/detail.ts";
 import type { DetailValue, NormalizedEvent } from "../../lib/events/model.ts";
-import { channelIn, connectionIn, consumerTagIn, exceptionIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
+import { channelIn, connectionIn, consumerTagIn, exceptionIn, heartbeatTimeoutSIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
 import { inputOptions, javaRecords, readTemplateLine, type DecodedLine } from "../codecs/log-record.ts";
 import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
@@ -35,7 +35,10 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
   {
     name: "heartbeat_missed",
     action: "heartbeat_missed",
-    anchor: /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
+    // pika's stale-connection check names the beats it missed `meartbeats` in older releases; the .NET and Java
+    // clients say `Heartbeat missing with heartbeat == 60 seconds` (MissedHeartbeatException in Java).
+    anchor:
+      /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
     wording: "heartbeats were missed: the connection is declared dead",
   },
   {
@@ -56,7 +59,7 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     name: "connection_lost",
     action: "connection_lost",
     anchor:
-      /connection reset|ConnectionReset|ECONNRESET|StreamLost|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|ConnectionClosed/i,
+      /connection reset|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|ConnectionClosed/i,
     wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
   },
 ];
@@ -70,6 +73,7 @@ const SIGNAL_SET = new SignalSet<ClientAction, Draft>(SIGNALS, (signal, text) =>
     detail: {
       channel: signal.action === "connection_closed" || signal.action === "connection_lost" ? undefined : channelIn(text),
       timeoutMs: timeoutMsIn(text),
+      heartbeatTimeoutS: signal.action === "heartbeat_missed" ? heartbeatTimeoutSIn(text) : undefined,
       connection: connectionIn(text),
       vhost: vhostIn(text),
       consumerTag: consumerTagIn(text),
