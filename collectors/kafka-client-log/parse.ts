@@ -288,6 +288,8 @@ const WORKER_TEMPLATES: Template[] = [
 
 // Java's `t-0`; kafka-python's and aiokafka's `TopicPartition(topic='t', partition=0)`.
 const TOPIC_PARTITION = "([A-Za-z0-9._-]+-\\d+|TopicPartition\\(topic=u?'[^']*', partition=\\d+\\))";
+// A pasted line whose partition was elided (`[...]`, `…`, `***`, `<redacted>`) still states the reset.
+const ELIDED_PARTITION = "(?:\\[\\.{3}\\]|\\.{3}|…|\\*{3,}|<[^>\\s]{1,40}>)";
 
 /** One partition named by an offset line, as TopicPartition prints it. */
 function onePartition(token: string): TopicPartition[] | undefined {
@@ -323,11 +325,11 @@ const offsetReset: Template = {
   atStart: true,
   wording: "Resetting offset for partition {} to position FetchPosition{offset={}, …}.",
   read(message) {
-    const m = new RegExp(`^Resetting offset for partition ${TOPIC_PARTITION} to (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+)|(earliest|latest) offset|(the committed offset))`).exec(message);
+    const m = new RegExp(`^Resetting offset for partition (?:${TOPIC_PARTITION}|${ELIDED_PARTITION}) to (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+)|(earliest|latest) offset|(the committed offset))`).exec(message);
     if (!m) return undefined;
     // 0.9 – 1.0 at DEBUG: the consumer resumes where its group committed, as `Setting offset …` says later.
     if (m[5] !== undefined) return [];
-    const partitions = onePartition(m[1]!);
+    const partitions = m[1] === undefined ? [] : onePartition(m[1]);
     if (partitions === undefined) return `partitions: "${m[1]}" is not a topic-partition`;
     const to = m[2] ?? m[3];
     const toOffset = to === undefined ? undefined : Number(to);
@@ -467,9 +469,17 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  * commit failure (its reason names the fencing); the CommitFailedException's text mentions max.poll.interval.ms.
  */
 // The 3.7+/4.x consumer (KIP-848) logs its state machine: `Member m with epoch 3 transitioned from STABLE to FENCED.`
+// The protocol's own codes and Errors.java messages travel in every client: 22 ILLEGAL_GENERATION (`The provided
+// generation id is not the current generation` before 2.x, `Specified group generation id is not valid`), 25
+// UNKNOWN_MEMBER_ID (`The coordinator is not aware of this member`), 82 FENCED_INSTANCE_ID, 110 FENCED_MEMBER_EPOCH,
+// 113 STALE_MEMBER_EPOCH (`The member epoch is stale`); a bare code counts only under an error-code key.
+const MEMBER_GONE_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:22|25|82|110|113)\b/i;
 const MEMBER_GONE =
-  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
-const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
+  /UnknownMemberId|not aware of this member|generation id is not the current generation|another consumer with the same group\.instance\.id|member epoch is stale|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
+// 27 REBALANCE_IN_PROGRESS (`The group is rebalancing, so a rejoin is needed`; Sarama's `A rebalance for the group is
+// in progress`), 79 MEMBER_ID_REQUIRED: the member has to join (again).
+const REBALANCING_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i;
+const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:for the group )?(?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
@@ -483,7 +493,10 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "membership_lost",
     action: "membership_lost",
-    anchor: MEMBER_GONE,
+    anchor: new RegExp(`${MEMBER_GONE.source}|${MEMBER_GONE_CODE.source}`, "i"),
+    // The Java coordinator's `JoinGroup failed: …. Need to re-join the group.` is the rejoin itself; kafkajs logs every
+    // protocol error response (`[Connection] Response Heartbeat(…)`) before its runner logs what it does about it.
+    unless: /Need to re-join the group|\[Connection\] Response /,
     wording: "the member was fenced or is no longer known to the coordinator (UnknownMemberId, ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH …)",
   },
   {
@@ -522,14 +535,16 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "joined",
     action: "joined",
-    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
+    // franz-go logs a follower's join as the bare message `joined` with its fields after it (member_id, generation),
+    // in whatever logger renders them.
+    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,600}\bgeneration/i,
     wording: "joined the group",
   },
   {
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
+      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {
@@ -560,7 +575,7 @@ const COMMIT_WORD = /(?<![A-Za-z])commit(?:s|ted|ting)?\b|OffsetCommit|commit(?:
 const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) => {
   const partitions = partitionsIn(text);
   const generation = generationIn(text);
-  const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
+  const lostMember = MEMBER_GONE.test(text) || MEMBER_GONE_CODE.test(text) || REBALANCING.test(text) || REBALANCING_CODE.test(text) || MEMBERSHIP_LOST.test(text);
   // A coordinator error met by a commit (a stack through commitSync, a committer class) is the commit refused.
   // Not a class that only has Commit in its name (CommitRequestManager logs OffsetFetch failures too).
   const action = signal.action === "membership_lost" && COMMIT_WORD.test(text) ? "commit_failed" : signal.action;

@@ -362,3 +362,55 @@ describe("Spring Kafka container lines", () => {
     assert.deepEqual([two.group, two.detail.groupFrom], [null, undefined]);
   });
 });
+
+describe("kafka coordinator errors by what they mean", () => {
+  const actionsOf = (text: string) => parse(text, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events.map((e) => e.detail.action);
+
+  it("reads a protocol error code under an error-code key, in any wrapper (property)", () => {
+    const codes: [number, string][] = [[22, "membership_lost"], [25, "membership_lost"], [82, "membership_lost"], [110, "membership_lost"], [113, "membership_lost"], [27, "joining"], [79, "joining"]];
+    const keyed = fc.constantFrom((n: number) => `error_code: ${n}`, (n: number) => `ErrorCode=${n}`, (n: number) => `"error_code":${n}`, (n: number) => `error code ${n}`);
+    const wrapped = fc.constantFrom(
+      (m: string) => `heartbeat errored; group: g, ${m}`,
+      (m: string) => JSON.stringify({ level: "warn", msg: "heartbeat failed", err: m }),
+      (m: string) => `consumer-1  | 2026-11-30T10:00:00.000Z WARN heartbeat failed (${m})`,
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...codes), keyed, wrapped, ([code, action], key, wrap) => {
+        assert.deepEqual(actionsOf(wrap(key(code))), [action]);
+      }),
+    );
+  });
+
+  it("reads Errors.java's and Sarama's messages for the member-gone and rebalancing codes", () => {
+    const cases: [string, string][] = [
+      ["kafka server: The provided generation id is not the current generation.", "membership_lost"],
+      ["org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.", "membership_lost"],
+      ["kafka server: A rebalance for the group is in progress. Please re-join the group.", "joining"],
+      ["The group member needs to have a valid member id before actually entering a consumer group.", "joining"],
+    ];
+    for (const [line, action] of cases) assert.deepEqual(actionsOf(line), [action], line);
+  });
+
+  it("does not read a bare number as an error code, nor another code as one of these", () => {
+    for (const line of ["fetched 25 records from partition t-25", "error_code: 3", "error_code: 250"]) assert.deepEqual(actionsOf(line), [], line);
+  });
+
+  it("reads franz-go's follower join, the bare message `joined` with its fields after it, in any logger", () => {
+    const member = "authhistory-8d765814-378e-4bd5-b5d4-162eb8b9a309";
+    for (const line of [
+      `[INFO] joined; group: g, member_id: ${member}, instance_id: <nil>, generation: 687, leader: false`,
+      JSON.stringify({ time: "2026-11-30T10:00:00Z", level: "info", message: "joined", group: "g", member_id: member, instance_id: {}, generation: 687, leader: false }),
+    ]) {
+      const [e] = parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events;
+      assert.equal(e?.detail.action, "joined", line);
+      assert.equal(e?.detail.generationId, 687, line);
+      assert.equal(e?.detail.memberId, member, line);
+    }
+  });
+
+  it("reads a reset whose partition a paste elided, without a partition", () => {
+    const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
+    assert.equal(e?.detail.action, "offset_reset");
+    assert.equal(e?.queue, null);
+  });
+});
