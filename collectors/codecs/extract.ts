@@ -11,7 +11,11 @@ export interface TopicPartition {
 
 const TOPIC = "[A-Za-z0-9._-]{1,249}";
 // kafka-python/aiokafka repr; librdkafka `t [0]`, `t[0]@12`; Java `t-0`, `{t-7=OffsetAndMetadata{…}}`.
-const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})/g;
+// confluent-kafka-python's TopicPartition prints `TopicPartition{topic=t,partition=3,offset=-1001,error=None}`.
+const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})|TopicPartition\{topic=([^,{}\s]{1,249}), ?partition=(\d{1,6})/g;
+// A structured logger's fields, a topic key then a partition key: franz-go's `topic: t, partition: 47`, logfmt's
+// `topic=t partition=3`, JSON's `"topic":"t","partition":3`.
+const KEYED_TP = new RegExp(`\\btopic["']?\\s?[:=]\\s?["']?(${TOPIC})["']?,?\\s{0,3}["']?partition["']?\\s?[:=]\\s?(\\d{1,6})\\b`, "g");
 // Not a `key=value`'s value either: Java's `offsetEpoch=Optional[4]` is an epoch, not partition 4 of topic Optional.
 const BRACKET_TP = new RegExp(`(?<![\\w.=-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
 // Not a `key=value`'s value: `clientId=consumer-g-1` names a client, not partition 1 of topic consumer-g.
@@ -35,7 +39,9 @@ export function partitionsIn(text: string): TopicPartition[] {
     const p = Number(partition);
     if (!/^\d/.test(topic) || /[A-Za-z_.]/.test(topic)) found.set(`${topic}-${p}`, { topic, partition: p });
   };
-  for (const m of text.matchAll(PY_TP)) add(m[1]!, m[2]!);
+  for (const m of text.matchAll(PY_TP)) add((m[1] ?? m[3])!, (m[2] ?? m[4])!);
+  if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(KEYED_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(OFFSETS_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
@@ -99,9 +105,14 @@ export function heartbeatTimeoutSIn(text: string): number | undefined {
 /** RabbitMQ's ack timeout, `Timeout value used: 1800000 ms` (3.8.15+) or `Timeout used: … ms` (3.13+). */
 export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value )?used: (\d{1,12}) ms/);
 
-/** Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words. */
+/**
+ * Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words, and the 3.7+
+ * consumer's state machine `Member <id> with epoch N transitioned from …` (KIP-848).
+ */
 export const memberIdIn = (text: string) =>
-  firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
+  firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ??
+  firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/) ??
+  firstText(text, /\bMember ([\w-]{1,255}) with epoch -?\d/);
 
 /**
  * Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `Member m with epoch 3`,

@@ -747,16 +747,19 @@ function describe(template: string, problem: { time?: string; fields?: string })
 }
 
 const BLOCK_LIST = /^(Added|Revoked) partitions \([^)]*\):\s*(.*)$/;
+const BLOCK_MEMBER = /^Member:\s+(\S{1,255})$/;
 
 /**
  * The 3.7+/4.x consumer's `Reconciling assignment with local epoch N` block, and the cooperative `Updating assignment
  * with` block of the classic consumer (3.1+): its `Added partitions (assigned - owned): [t-0]` and `Revoked partitions
- * (owned - assigned): [t-1]` lines say which partitions moved. The block's first line is read as an assignment (its
- * signal); these lines give it its partitions.
+ * (owned - assigned): [t-1]` lines say which partitions moved, and its `Member:` line names the member. The block's
+ * first line is read as an assignment (its signal); these lines give it its partitions and member.
  */
 function reconciliationBlock(events: NormalizedEvent[], text: string): NormalizedEvent[] | undefined {
   const head = events[0];
   if (head === undefined || head.detail.reconciling !== true) return undefined;
+  const member = BLOCK_MEMBER.exec(text);
+  if (member) return events.map((e) => ({ ...e, detail: { ...e.detail, memberId: member[1]! } }));
   const m = BLOCK_LIST.exec(text);
   if (!m) return undefined;
   const partitions = parsePartitions(m[2]!);

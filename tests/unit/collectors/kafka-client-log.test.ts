@@ -408,6 +408,19 @@ describe("kafka coordinator errors by what they mean", () => {
     }
   });
 
+  it("names the member of a 4.x reconciliation block from its Member: line", () => {
+    const block = [
+      "2026-03-16 16:54:51.475 INFO  [consumer_background_thread] o.a.k.c.c.i.ConsumerMembershipManager - [Consumer clientId=c, groupId=g] Reconciling assignment with local epoch 1",
+      "\tMember:                                    tKQVSQuHR9aBocp13XT9nw",
+      "\tAssigned partitions:                       [t-0]",
+      "\tCurrent owned partitions:                  [t-0, t-1]",
+      "\tAdded partitions (assigned - owned):       []",
+      "\tRevoked partitions (owned - assigned):     [t-1]",
+    ].join("\n");
+    const moved = parse(block, { source: "kafka-client-log:test" }).events;
+    assert.deepEqual(moved.map((e) => [e.detail.action, e.queue, e.detail.memberId]), [["revoke", "t-1", "tKQVSQuHR9aBocp13XT9nw"]]);
+  });
+
   it("reads a reset whose partition a paste elided, without a partition", () => {
     const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
     assert.equal(e?.detail.action, "offset_reset");
