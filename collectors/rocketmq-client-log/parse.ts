@@ -441,10 +441,12 @@ const pullOffsetIllegal: Template = {
     const mq = /MessageQueue \[[^\]]*\]/.exec(message);
     const queue = mq && parseMessageQueue(mq[0]);
     const group = /consumerGroup=([^,\s\]]+)/.exec(message)?.[1];
-    const fromOffset = safeInt(/\bnextOffset=(\d+)/.exec(message)?.[1]);
+    const from = /\bnextOffset=(-?\d{1,19})/.exec(message)?.[1];
+    const fromOffset = from?.startsWith("-") ? -1 : safeInt(from);
     const toOffset = safeInt(/\bnextBeginOffset=(\d+)/.exec(message)?.[1]);
     if (!queue || group === undefined || fromOffset === undefined || toOffset === undefined) return undefined;
-    const action = toOffset < fromOffset ? "offset_reset" : "offset_skipped";
+    // A pull from -1 had no position yet: the broker's offset is where consumption now starts, read again from there.
+    const action = fromOffset < 0 || toOffset < fromOffset ? "offset_reset" : "offset_skipped";
     return [{ kind: "instance_lifecycle", group, ...queueOf(queue), detail: { action, reason: "offset_illegal", fromOffset, toOffset } }];
   },
 };

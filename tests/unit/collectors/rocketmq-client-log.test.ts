@@ -301,6 +301,18 @@ describe("rocketmq client log: message evidence", () => {
   });
 });
 
+describe("rocketmq client log: offsets", () => {
+  const illegal = (next: string, begin: number) =>
+    `${P4}the pull request offset illegal, PullRequest [consumerGroup=g, messageQueue=MessageQueue [topic=t, brokerName=broker-06, queueId=10], nextOffset=${next}] ` +
+    `PullResult [pullStatus=OFFSET_ILLEGAL, nextBeginOffset=${begin}, minOffset=${begin}, maxOffset=5757977, msgFoundList=0]`;
+
+  it("reads an illegal pull offset as a reset back, a skip forward, and a reset when the pull had no position yet (-1)", () => {
+    assert.deepEqual([oneEvent(illegal("9000", 100)).detail.action, oneEvent(illegal("100", 9000)).detail.action], ["offset_reset", "offset_skipped"]);
+    const fromNowhere = oneEvent(illegal("-1", 5531762));
+    assert.deepEqual([fromNowhere.detail.action, fromNowhere.queue, fromNowhere.detail.fromOffset, fromNowhere.detail.toOffset], ["offset_reset", "broker-06:10", -1, 5531762]);
+  });
+});
+
 describe("rocketmq client log: instances", () => {
   it("takes the instance from the clientId on the line, canonical ip@pid, keeping the raw value", () => {
     const event = oneEvent(
