@@ -475,7 +475,7 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
 // 113 STALE_MEMBER_EPOCH (`The member epoch is stale`); a bare code counts only under an error-code key.
 const MEMBER_GONE_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:22|25|82|110|113)\b/i;
 const MEMBER_GONE =
-  /UnknownMemberId|not aware of this member|generation id is not the current generation|another consumer with the same group\.instance\.id|member epoch is stale|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
+  /UnknownMemberId|not aware of this member|dropped out of the consumer group|generation id is not the current generation|another consumer with the same group\.instance\.id|member epoch is stale|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
 // 27 REBALANCE_IN_PROGRESS (`The group is rebalancing, so a rejoin is needed`; Sarama's `A rebalance for the group is
 // in progress`), 79 MEMBER_ID_REQUIRED: the member has to join (again).
 const REBALANCING_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i;
@@ -519,7 +519,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "revoke",
     action: "revoke",
     // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
@@ -527,7 +527,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
     unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
@@ -544,7 +544,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
+      /\|REJOIN\||transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {

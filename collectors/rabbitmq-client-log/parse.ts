@@ -52,14 +52,14 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     name: "channel_closed",
     action: "channel_closed",
     anchor:
-      /PRECONDITION[_-]FAILED|unknown delivery tag|NOT[_-]FOUND - |RESOURCE[_-]LOCKED|ACCESS[_-]REFUSED|channel\.close>|reply-code=40\d|\(40[3-6][,)]|\b40[3-6] \((?:PRECONDITION|NOT|RESOURCE|ACCESS)|channel error|ChannelClosedByBroker|Channel closed by server|AMQPProtocolChannelException|channel (?:is |was )?(?:already )?closed|Restarting Consumer/i,
+      /PRECONDITION[_-]FAILED|unknown delivery tag|NOT[_-]FOUND - |RESOURCE[_-]LOCKED|ACCESS[_-]REFUSED|channel\.close>|reply-code=40\d|\(40[3-6][,)]|\b40[3-6] \((?:PRECONDITION|NOT|RESOURCE|ACCESS)|channel error|ChannelClosedByBroker|Channel closed by server|AMQPProtocolChannelException|AMQPChannelClosedException|channel (?:is |was )?(?:already )?closed|Restarting Consumer/i,
     wording: "the broker closed the channel (406 PRECONDITION_FAILED, unknown delivery tag, channel.close): its unacked deliveries are requeued",
   },
   {
     name: "connection_lost",
     action: "connection_lost",
     anchor:
-      /connection reset|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|ConnectionClosed/i,
+      /connection reset|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
     wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
   },
 ];

@@ -421,6 +421,18 @@ describe("kafka coordinator errors by what they mean", () => {
     assert.deepEqual(moved.map((e) => [e.detail.action, e.queue, e.detail.memberId]), [["revoke", "t-1", "tKQVSQuHR9aBocp13XT9nw"]]);
   });
 
+  it("reads Kafka Streams' thread and client state transitions, and a fenced thread", () => {
+    const streams = (thread: string, message: string) => `2026-11-30 10:00:01,112 INFO  [app-StreamThread-1] o.a.k.s.p.i.StreamThread - ${thread} ${message}`;
+    const cases: [string, string[]][] = [
+      [streams("stream-thread [app-StreamThread-1]", "State transition from RUNNING to PARTITIONS_REVOKED"), ["revoke"]],
+      [streams("stream-thread [app-StreamThread-1]", "State transition from PARTITIONS_REVOKED to PARTITIONS_ASSIGNED"), ["assign"]],
+      [streams("stream-client [app-1]", "State transition from RUNNING to REBALANCING"), ["joining"]],
+      [streams("stream-client [app-1]", "State transition from REBALANCING to RUNNING"), []],
+      [streams("stream-thread [app-StreamThread-1]", "Detected that the thread is being fenced. This implies that this thread missed a rebalance and dropped out of the consumer group. Will close out all assigned tasks and rejoin the consumer group."), ["membership_lost"]],
+    ];
+    for (const [line, actions] of cases) assert.deepEqual(actionsOf(line), actions, line);
+  });
+
   it("reads a reset whose partition a paste elided, without a partition", () => {
     const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
     assert.equal(e?.detail.action, "offset_reset");

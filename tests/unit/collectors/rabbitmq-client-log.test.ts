@@ -22,6 +22,8 @@ describe("rabbitmq-client-log", () => {
       ["RabbitMQ.Client.Exceptions.AlreadyClosedException: Already closed: The AMQP operation was interrupted: AMQP close-reason, initiated by Library, code=0, text=\"End of stream\", classId=0, methodId=0, cause=System.IO.EndOfStreamException: Heartbeat missing with heartbeat == 5 seconds", "heartbeat_missed", { heartbeatTimeoutS: 5 }],
       ["The AMQP operation was interrupted: AMQP close-reason, initiated by Library, code=541, text=\"Unexpected Exception\", classId=0, methodId=0, cause=System.IO.IOException: Unable to read data from the transport connection", "connection_lost", {}],
       ['development.ERROR: Missed server heartbeat {"exception":"[object] (PhpAmqpLib\\\\Exception\\\\AMQPHeartbeatMissedException(code: 0): Missed server heartbeat', "heartbeat_missed", { exception: "PhpAmqpLib\\Exception\\AMQPHeartbeatMissedException" }],
+      ["Error: Unexpected close", "connection_lost", {}],
+      ["PhpAmqpLib\\Exception\\AMQPChannelClosedException: Channel connection is closed.", "channel_closed", {}],
       ["Restarting Consumer@63fdab07: tags=[[amq.ctag-8ub2RbGR8XG9edPLAN2MMA]], channel=Cached Rabbit Channel: AMQChannel(amqp://guest@127.0.0.1:5673/,1), conn: Proxy@54a67a45", "channel_closed", { channel: 1 }],
     ];
     for (const [line, action, fields] of cases) {
