@@ -125,7 +125,7 @@ export const generationIn = (text: string) =>
 /** A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
 export const groupIn = (text: string) =>
   firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
-  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b)([A-Za-z0-9._-]{1,255})\b/);
+  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b|session\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /**
  * A client id: `clientId=c`, `client.id=c`, `clientID: c`, or a librdkafka handle name (`rdkafka#consumer-1`) however

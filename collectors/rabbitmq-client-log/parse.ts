@@ -45,7 +45,10 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     name: "connection_closed",
     action: "connection_closed",
     anchor:
-      /CONNECTION[_-]FORCED|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
+      // amqplib prints any connection.close as `Connection closed: 541 (INTERNAL-ERROR) with message "…"`; the .NET
+      // client a broker's hard error as `initiated by Peer, code=5xx`; lapin `Connection closed on channel 0 by
+      // 60:40 => Hard(UNEXPECTEDFRAME) => …`.
+      /CONNECTION[_-]FORCED|Connection closed on channel \d{1,5} by|=> Hard\(\w{1,40}\)|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|Connection closed: \d{3} \(|initiated by Peer, code=5\d\d\b|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
     wording: "the broker or an operator closed the connection (CONNECTION_FORCED, connection.close)",
   },
   {

@@ -23,6 +23,9 @@ describe("rabbitmq-client-log", () => {
       ["The AMQP operation was interrupted: AMQP close-reason, initiated by Library, code=541, text=\"Unexpected Exception\", classId=0, methodId=0, cause=System.IO.IOException: Unable to read data from the transport connection", "connection_lost", {}],
       ['development.ERROR: Missed server heartbeat {"exception":"[object] (PhpAmqpLib\\\\Exception\\\\AMQPHeartbeatMissedException(code: 0): Missed server heartbeat', "heartbeat_missed", { exception: "PhpAmqpLib\\Exception\\AMQPHeartbeatMissedException" }],
       ["Error: Unexpected close", "connection_lost", {}],
+      ['Error: Connection closed: 541 (INTERNAL-ERROR) with message "INTERNAL_ERROR"', "connection_closed", {}],
+      ["[2019-08-09T16:01:16Z ERROR lapin::channel] Connection closed on channel 0 by 60:40 => Hard(UNEXPECTEDFRAME) => UNEXPECTED_FRAME - expected content body", "connection_closed", {}],
+      ["RabbitMQ.Client.Exceptions.OperationInterruptedException: The AMQP operation was interrupted: AMQP close-reason, initiated by Peer, code=541, text='INTERNAL_ERROR'", "connection_closed", {}],
       ["PhpAmqpLib\\Exception\\AMQPChannelClosedException: Channel connection is closed.", "channel_closed", {}],
       ["Restarting Consumer@63fdab07: tags=[[amq.ctag-8ub2RbGR8XG9edPLAN2MMA]], channel=Cached Rabbit Channel: AMQChannel(amqp://guest@127.0.0.1:5673/,1), conn: Proxy@54a67a45", "channel_closed", { channel: 1 }],
     ];
