@@ -232,14 +232,20 @@ interface Header {
 }
 
 /** Reads a physical line's header, wherever the shipping put it; undefined for a line without one. */
-function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefined): Header | undefined {
+/**
+ * A record's inner line, on its own: pasted or quoted without the header line it continues. Only where no record is
+ * open can it start one; after a header it is that record's continuation.
+ */
+const ORPHAN_START = /^(?:operation \S+ caused a (?:channel|connection) exception |connection <[\d.]+>, channel \d+ - |closing TCP connection <)/;
+
+function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefined, orphan: boolean): Header | undefined {
   const options = { utcOffset: ctx.utcOffset ?? "Z", ...(ctx.date ? { date: ctx.date } : {}) };
   const envelope = unwrap(raw, options);
   const text = envelope.text;
   // A pasted or cut line without a time: `[error] <0.1373.0> …`, or a known message on its own.
   const timeless = /^(?:\[(\w+)\] (<[\d.]+>) )?/.exec(text)!;
   const rest = text.slice(timeless[0].length);
-  const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest)) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
+  const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest) || (orphan && ORPHAN_START.test(rest))) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
   if (borrowed) {
     return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
   }
@@ -560,7 +566,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
 
   return {
     line(raw, lineNo) {
-      const header = readHeader(raw, ctx, lastTime);
+      const header = readHeader(raw, ctx, lastTime, last === undefined);
       if (header && typeof header.time !== "string" && header.time.timeFrom === undefined) lastTime = header.time;
       // Lines without a header continue the record started last (3.7/3.8 continuation lines, 3.6 report bodies).
       if (!header) {

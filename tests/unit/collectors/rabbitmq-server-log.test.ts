@@ -83,6 +83,17 @@ describe("server log lines", () => {
     assert.deepEqual([e!.instance, e!.detail.action, e!.detail.reason], [`${CONN}@2`, "channel_closed", "unknown delivery tag 7"]);
   });
 
+  it("reads a channel's exception line quoted on its own, and still as the continuation of a 3.7 record", () => {
+    // With no time of its own, the line takes the input's (an upload's or a file's time).
+    const alone = parse("operation basic.ack caused a channel exception precondition_failed: unknown delivery tag", { source: "rabbitmq-server-log:test", inputTime: Date.UTC(2026, 10, 30) });
+    assert.deepEqual(alone.events.map((e) => [e.detail.action, e.detail.reason]), [["channel_closed", "unknown delivery tag"]]);
+    const lager = run(
+      "2019-01-02 10:11:12.345 [error] <0.123.0> Channel error on connection <0.110.0> (10.0.0.5:40118 -> 10.0.0.2:5672, vhost: '/', user: 'guest'), channel 1:\n" +
+        "operation basic.ack caused a channel exception precondition_failed: unknown delivery tag 1",
+    );
+    assert.deepEqual(lager.events.map((e) => [e.detail.action, e.instance]), [["channel_closed", "10.0.0.5:40118 -> 10.0.0.2:5672@1"]]);
+  });
+
   it("reads the 2.x–3.3 report wordings: a channel's error with its Erlang term, the reader's closing TCP connection", () => {
     const reports: [string, string, Record<string, unknown>, string | null][] = [
       ["=ERROR REPORT==== 7-Mar-2012::16:40:21 ===\nconnection <0.1210.0>, channel 1 - error:\n{amqp_error,precondition_failed,\"unknown delivery tag 3\",'basic.ack'}", "channel_closed", { channel: 1, reason: "unknown delivery tag 3", operation: "basic.ack" }, null],
