@@ -122,10 +122,14 @@ export const memberIdIn = (text: string) =>
 export const generationIn = (text: string) =>
   firstNumber(text, /\b(?:generation(?:_?id)?|member[ _]?epoch|(?:with|local) epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
-/** A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
+/**
+ * A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`,
+ * `consumerGroup=g`, and brod's log prefix `Group member (g,coor=…,cb=…,generation=N)`.
+ */
 export const groupIn = (text: string) =>
+  firstText(text, /\bGroup member \(([^,()\s]{1,255}),coor=/) ??
   firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
-  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b|session\b)([A-Za-z0-9._-]{1,255})\b/);
+  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b|session\b|member\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /**
  * A client id: `clientId=c`, `client.id=c`, `clientID: c`, or a librdkafka handle name (`rdkafka#consumer-1`) however

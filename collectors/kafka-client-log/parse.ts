@@ -795,9 +795,25 @@ export function openKafkaClientLog(ctx: ParseContext): LineParser {
     );
   return javaRecords(
     (line, lineNo) => read(line, lineNo),
-    (line, lineNo) => read(line, lineNo, true),
+    (line, lineNo, first) => withFirstLine(read(line, lineNo, true), first),
     reconciliationBlock,
   );
+}
+
+/**
+ * A record whose first line said nothing and whose continuation states the fact: the first line still says whose it
+ * is (brod's `Group member (g,coor=…,generation=18):` then `failed to join group`).
+ */
+function withFirstLine(result: LineResult, first: string): LineResult {
+  if (result.events.length === 0) return result;
+  const group = groupIn(first);
+  const generation = generationIn(first);
+  const events = result.events.map((e) => ({
+    ...e,
+    group: e.group ?? group ?? null,
+    detail: compact({ ...e.detail, generationId: e.detail.generationId ?? generation, memberId: e.detail.memberId ?? memberIdIn(first), clientId: e.detail.clientId ?? clientIdIn(first) }),
+  }));
+  return { ...result, events };
 }
 
 /** One line read as a whole input. */

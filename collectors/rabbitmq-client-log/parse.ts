@@ -131,7 +131,21 @@ export function openClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const read = (line: string, lineNo: number): LineResult =>
     NODE_LINE.test(line) ? { events: [], skipped: true } : readTemplateLine(line, lineNo, SIGNAL_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx));
-  return javaRecords(read, read);
+  return javaRecords(read, (line, lineNo, first) => withFirstLine(read(line, lineNo), first));
+}
+
+/**
+ * A close stated by an exception under a first line that said nothing: the first line still names whose it was
+ * (Spring AMQP's `Received shutdown signal for consumer tag=amq.ctag-…` above the ShutdownSignalException).
+ */
+function withFirstLine(result: LineResult, first: string): LineResult {
+  if (result.events.length === 0) return result;
+  const events = result.events.map((e) => ({
+    ...e,
+    group: e.group ?? queueNameIn(first) ?? null,
+    detail: compact({ ...e.detail, consumerTag: e.detail.consumerTag ?? consumerTagIn(first), connection: e.detail.connection ?? connectionIn(first), vhost: e.detail.vhost ?? vhostIn(first) }),
+  }));
+  return { ...result, events };
 }
 
 /** The signals in words, for `dupscope explain`. */

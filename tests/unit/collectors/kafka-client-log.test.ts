@@ -433,6 +433,16 @@ describe("kafka coordinator errors by what they mean", () => {
     for (const [line, actions] of cases) assert.deepEqual(actionsOf(line), actions, line);
   });
 
+  it("takes the group of a record whose first line said nothing from that line, when its exception states the fact", () => {
+    const record = [
+      "2026-11-30 12:00:01,204 ERROR [pool-1-thread-1] c.e.Worker - [Consumer clientId=c-1, groupId=orders] poll loop failed",
+      "org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.",
+      "\tat org.apache.kafka.clients.consumer.internals.AbstractCoordinator.handle(AbstractCoordinator.java:1)",
+    ].join("\n");
+    const [e] = parse(record, { source: "kafka-client-log:test" }).events;
+    assert.deepEqual([e?.detail.action, e?.group, e?.detail.clientId], ["membership_lost", "orders", "c-1"]);
+  });
+
   it("reads a reset whose partition a paste elided, without a partition", () => {
     const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
     assert.equal(e?.detail.action, "offset_reset");

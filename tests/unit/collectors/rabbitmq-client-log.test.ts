@@ -47,6 +47,16 @@ describe("rabbitmq-client-log", () => {
     }
   });
 
+  it("takes the consumer tag of a close from the record's first line, when the exception under it states the close", () => {
+    const record = [
+      "2022-07-25 17:29:16.789 [pool-3-thread-6] DEBUG o.s.amqp.rabbit.listener.BlockingQueueConsumer - Received shutdown signal for consumer tag=amq.ctag-xZNo8sCDs9gvvJNy-CYfHw",
+      "com.rabbitmq.client.ShutdownSignalException: channel error; protocol method: #method<channel.close>(reply-code=406, reply-text=PRECONDITION_FAILED - unknown delivery tag 2, class-id=60, method-id=80)",
+      "\tat com.rabbitmq.client.impl.ChannelN.asyncShutdown(ChannelN.java:517)",
+    ].join("\n");
+    const [e] = run(record).events;
+    assert.deepEqual([e?.detail.action, e?.detail.consumerTag], ["channel_closed", "amq.ctag-xZNo8sCDs9gvvJNy-CYfHw"]);
+  });
+
   it("reads a Python traceback's exception line after any number of frames (property)", () => {
     const frame = fc.constantFrom('  File "/app/worker.py", line 50, in <module>', "    channel.start_consuming()", '  File "/usr/lib/python3/site-packages/pika/adapters/blocking_connection.py", line 523, in _flush_output', "    raise self._closed_result.value.error");
     fc.assert(

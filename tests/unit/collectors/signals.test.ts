@@ -96,6 +96,7 @@ describe("extractors read every notation the clients print", () => {
     assert.equal(extract.generationIn("JoinGroup response: GenerationId 11"), 11);
     assert.equal(extract.memberIdIn("the member id was not recognized"), undefined, "a sentence's words are no id");
     assert.equal(extract.groupIn("Consumer group session timed out (in join-state steady)"), undefined, "librdkafka's group session is no group name");
+    assert.equal(extract.groupIn("Group member (test_consumer,coor=#PID<0.1077.0>,cb=#PID<0.1073.0>,generation=18):"), "test_consumer");
     assert.equal(extract.memberIdIn("Member oCpRdkCgQGWK7Rq-kJ2BVw with epoch 0 transitioned from UNSUBSCRIBED to JOINING."), "oCpRdkCgQGWK7Rq-kJ2BVw");
     assert.equal(extract.clientIdIn("%4|1610634034.520|COMMITFAIL|rdkafka#consumer-20| [thrd:main]"), "rdkafka#consumer-20");
     assert.equal(extract.exceptionIn("Caused by: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed"), "org.apache.kafka.clients.consumer.CommitFailedException");
