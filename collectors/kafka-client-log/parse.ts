@@ -664,7 +664,7 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
       groupFrom: named === undefined && inputGroup !== undefined ? "input" : undefined,
       partition: queue?.partition,
       partitions: draft.partitions !== undefined && draft.partitions.length === 0 ? [] : undefined,
-      exception: line.envelope.exception ?? draft.detail?.exception,
+      exception: line.envelope.exception ?? detail.exception,
       dateFrom: time.dateFrom,
       timeFrom: time.timeFrom,
     }),
@@ -682,13 +682,15 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
  */
 function withLineFields(draft: Draft, envelope: Envelope): NonNullable<Draft["detail"]> {
   const detail = draft.detail ?? {};
-  if (detail.memberId !== undefined && detail.generationId !== undefined && detail.clientId !== undefined) return detail;
+  if (detail.memberId !== undefined && detail.generationId !== undefined && detail.clientId !== undefined && detail.exception !== undefined) return detail;
   const whole = withFields(envelope);
   return {
     ...detail,
     memberId: detail.memberId ?? memberIdIn(whole),
     generationId: detail.generationId ?? generationIn(whole),
     clientId: detail.clientId ?? clientIdIn(whole),
+    // A wrapper's message quoting the client's exception (`The error is: …CommitFailedException: …`).
+    exception: detail.exception ?? exceptionIn(whole),
   };
 }
 

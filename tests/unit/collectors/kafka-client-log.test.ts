@@ -443,6 +443,14 @@ describe("kafka coordinator errors by what they mean", () => {
     assert.deepEqual([e?.detail.action, e?.group, e?.detail.clientId], ["membership_lost", "orders", "c-1"]);
   });
 
+  it("names the exception a wrapper's message quotes, whatever template read the line", () => {
+    const line =
+      "[20/06/20 04:18:27:216 BST] 0000003e com.ibm.ws.microprofile.reactive.messaging.kafka.KafkaInput  W CWMRX1001W: An error occurred when committing read offsets to the Kafka broker. " +
+      "The error is: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member.";
+    const [e] = parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events;
+    assert.deepEqual([e?.detail.action, e?.detail.exception], ["commit_failed", "org.apache.kafka.clients.consumer.CommitFailedException"]);
+  });
+
   it("reads a reset whose partition a paste elided, without a partition", () => {
     const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
     assert.equal(e?.detail.action, "offset_reset");
