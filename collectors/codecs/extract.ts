@@ -27,9 +27,9 @@ const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)
 // Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
 const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
-// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`), trusted only under a key that
-// names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
-const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
+// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`),
+// trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
+const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
 const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */

@@ -519,7 +519,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "revoke",
     action: "revoke",
     // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
@@ -527,9 +527,10 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
-    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
+    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`).
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
   },
   {

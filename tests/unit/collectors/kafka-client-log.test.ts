@@ -451,6 +451,14 @@ describe("kafka coordinator errors by what they mean", () => {
     assert.deepEqual([e?.detail.action, e?.detail.exception], ["commit_failed", "org.apache.kafka.clients.consumer.CommitFailedException"]);
   });
 
+  it("reads franz-go's session begun with what it added, and confluent-kafka-go's Assigned/RevokedPartitions events", () => {
+    const queues = (line: string) => parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events.map((e) => `${e.detail.action} ${e.queue}`);
+    assert.deepEqual(queues(JSON.stringify({ added: { orders: [0, 3] }, group: "g", level: "info", lost: {}, msg: "new group session begun" })), ["assign orders-0", "assign orders-3"]);
+    assert.deepEqual(queues(JSON.stringify({ added: {}, group: "g", level: "info", lost: {}, msg: "new group session begun" })), [], "a session that added nothing");
+    assert.deepEqual(queues("% AssignedPartitions: [orders[0]@unset orders[1]@unset]"), ["assign orders-0", "assign orders-1"]);
+    assert.deepEqual(queues("% RevokedPartitions: [orders[0]@unset]"), ["revoke orders-0"]);
+  });
+
   it("reads a reset whose partition a paste elided, without a partition", () => {
     const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
     assert.equal(e?.detail.action, "offset_reset");
