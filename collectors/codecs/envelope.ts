@@ -10,6 +10,8 @@ import { epochTime, findTimestamp, type TimeLookup } from "./timestamp.ts";
  *   JSON per line        logstash-logback-encoder, ECS, log4j2 JsonLayout/JsonTemplateLayout, Kafka Connect/Strimzi,
  *                        Spring Boot structured logging, docker's json-file `{"log": …}`, pino/bunyan
  *   logfmt               the Go client's logrus lines: `time="…" level=info msg="…" consumerGroup=…`
+ *   stamped JSON         a viewer's or shipper's stamp before a JSON record: `2024-04-11 11:28:22.650\t{…}`,
+ *                        `Aug  9 02:47:44 host: {…}` (the record's own time, when it has one, wins)
  *
  * The result is the text the application wrote (`text`), plus whatever the envelope said about it. Envelopes nest
  * (a kubectl stamp in front of a JSON line), so unwrapping repeats until nothing more comes off.
@@ -41,6 +43,8 @@ const LEVEL_WORD = /^(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|trace|debug|in
 const COMPOSE = /^([A-Za-z0-9][\w.-]*?)(?:[-_]\d+)?\s+\| ?/;
 const KUBECTL = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})) /;
 const RFC5424 = /^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) (\S+) (?:-|(?:\[(?:[^\]\\]|\\.)*\])+) ?/;
+// A stamp (and a host or tag) before a JSON record, whatever wrote it; only a prefix that starts with a time.
+const STAMPED_JSON = /^([^{}"\n]{8,80}?)[\s:]\s{0,8}(?=\{")/;
 const RFC3164 = /^(?:<\d{1,3}>)?((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2}) (\S+) ([^\s:[]+)(?:\[(\d+)\])?: /;
 const LOGFMT = /(?:^|\s)level=\w+\b.*?\bmsg=|^(?:time|ts)="?[^"\s]*"? level=/;
 
@@ -265,6 +269,17 @@ export function unwrap(line: string, options: EnvelopeOptions): Envelope {
       envelope.host ??= rfc3164[2];
       envelope.layers.push("syslog");
       continue;
+    }
+    const stamped = STAMPED_JSON.exec(text);
+    if (stamped) {
+      const time = findTimestamp(stamped[1]!, options);
+      const json = time?.ok === true && time.time.index === 0 ? fromJsonLine(text.slice(stamped[0].length), options) : undefined;
+      if (time && json) {
+        envelope.time ??= time;
+        mergeInner(envelope, json);
+        envelope.layers.push("stamped-json");
+        continue;
+      }
     }
     const inner = decodeInner(text, options);
     if (inner) {
