@@ -494,9 +494,10 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "membership_lost",
     action: "membership_lost",
     anchor: new RegExp(`${MEMBER_GONE.source}|${MEMBER_GONE_CODE.source}`, "i"),
-    // The Java coordinator's `JoinGroup failed: …. Need to re-join the group.` is the rejoin itself; kafkajs logs every
-    // protocol error response (`[Connection] Response Heartbeat(…)`) before its runner logs what it does about it.
-    unless: /Need to re-join the group|\[Connection\] Response /,
+    // The Java coordinator's `JoinGroup failed: …. Need to re-join the group.` and brod's `re-joining group,
+    // reason::unknown_member_id` are the rejoin itself, whatever reason they give; kafkajs logs every protocol error
+    // response (`[Connection] Response Heartbeat(…)`) before its runner logs what it does about it.
+    unless: /Need to re-join the group|\bre-?joining (?:the )?group, reason\b|\[Connection\] Response /,
     wording: "the member was fenced or is no longer known to the coordinator (UnknownMemberId, ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH …)",
   },
   {

@@ -387,6 +387,8 @@ describe("kafka coordinator errors by what they mean", () => {
       ["org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.", "membership_lost"],
       ["kafka server: A rebalance for the group is in progress. Please re-join the group.", "joining"],
       ["The group member needs to have a valid member id before actually entering a consumer group.", "joining"],
+      ["Group member (g,coor=#PID<0.1077.0>,cb=#PID<0.1073.0>,generation=18): re-joining group, reason::unknown_member_id", "joining"],
+      ["JoinGroup failed: The coordinator is not aware of this member. Need to re-join the group.", "joining"],
     ];
     for (const [line, action] of cases) assert.deepEqual(actionsOf(line), [action], line);
   });
