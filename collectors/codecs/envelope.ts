@@ -43,8 +43,9 @@ const LEVEL_WORD = /^(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|trace|debug|in
 const COMPOSE = /^([A-Za-z0-9][\w.-]*?)(?:[-_]\d+)?\s+\| ?/;
 const KUBECTL = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})) /;
 const RFC5424 = /^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) (\S+) (?:-|(?:\[(?:[^\]\\]|\\.)*\])+) ?/;
-// A stamp (and a host or tag) before a JSON record, whatever wrote it; only a prefix that starts with a time.
-const STAMPED_JSON = /^([^{}"\n]{8,80}?)[\s:]\s{0,8}(?=\{")/;
+// What may stand between a viewer's or shipper's stamp and the JSON record: whitespace, or a host or tag and a colon.
+// A log line of its own (a level, a logger) before a JSON payload is not an envelope.
+const AFTER_STAMP = /^\s{1,8}(?:[\w.@-]{1,64}(?:\[\d{1,10}\])?:\s{1,8})?(?=\{")/;
 const RFC3164 = /^(?:<\d{1,3}>)?((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2}) (\S+) ([^\s:[]+)(?:\[(\d+)\])?: /;
 const LOGFMT = /(?:^|\s)level=\w+\b.*?\bmsg=|^(?:time|ts)="?[^"\s]*"? level=/;
 
@@ -270,12 +271,12 @@ export function unwrap(line: string, options: EnvelopeOptions): Envelope {
       envelope.layers.push("syslog");
       continue;
     }
-    const stamped = STAMPED_JSON.exec(text);
-    if (stamped) {
-      const time = findTimestamp(stamped[1]!, options);
-      const json = time?.ok === true && time.time.index === 0 ? fromJsonLine(text.slice(stamped[0].length), options) : undefined;
-      if (time && json) {
-        envelope.time ??= time;
+    const stamp = /^[^{}"\n]{8,48}[\s:]\{"/.test(text) ? findTimestamp(text.slice(0, 48), options) : undefined;
+    if (stamp?.ok === true && stamp.time.index === 0) {
+      const after = AFTER_STAMP.exec(text.slice(stamp.time.length));
+      const json = after ? fromJsonLine(text.slice(stamp.time.length + after[0].length), options) : undefined;
+      if (after && json) {
+        envelope.time ??= stamp;
         mergeInner(envelope, json);
         envelope.layers.push("stamped-json");
         continue;

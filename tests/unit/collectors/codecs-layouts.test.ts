@@ -147,4 +147,11 @@ describe("a stamp before a JSON record", () => {
       }),
     );
   });
+
+  it("leaves a log line whose message ends in a JSON payload alone: its level and message are not an envelope", () => {
+    const rabbit = findFormat("rabbitmq-client-log")!.open({ source: "payload", date: "2026-11-30" });
+    const line = `2026-11-30 10:00:00 ERROR x: ${JSON.stringify({ error: "Channel closed by server: 406 (PRECONDITION-FAILED)" })}`;
+    const [e] = [...rabbit.line(line, 1).events, ...rabbit.end().events];
+    assert.deepEqual([e?.detail.action, e?.detail.level, new Date(e?.ts ?? 0).toISOString()], ["channel_closed", "ERROR", "2026-11-30T10:00:00.000Z"]);
+  });
 });
