@@ -52,7 +52,7 @@ export const FORMATS: readonly CollectorFormat[] = [
   },
   {
     name: "rocketmq-client-log",
-    facts: ["rebalance/add", "rebalance/add_failed", "rebalance/dropped", "rebalance/dropped_without_result", "rebalance/exists", "rebalance/remove", "rebalance/result", "rebalance/trigger", "instance_lifecycle/channel_closed", "instance_lifecycle/consume_exception", "instance_lifecycle/offset_reset", "instance_lifecycle/offset_skipped", "instance_lifecycle/producer_resend", "instance_lifecycle/receipt_handle_invalid", "instance_lifecycle/shutdown", "instance_lifecycle/start", "instance_lifecycle/starting", "instance_lifecycle/unregister_client"],
+    facts: ["rebalance/add", "rebalance/dropped", "rebalance/dropped_without_result", "rebalance/remove", "rebalance/result", "rebalance/trigger", "instance_lifecycle/add_failed", "instance_lifecycle/channel_closed", "instance_lifecycle/consume_exception", "instance_lifecycle/exists", "instance_lifecycle/offset_reset", "instance_lifecycle/offset_skipped", "instance_lifecycle/producer_resend", "instance_lifecycle/receipt_handle_invalid", "instance_lifecycle/shutdown", "instance_lifecycle/start", "instance_lifecycle/starting", "instance_lifecycle/unregister_client"],
     description: "rocketmq_client.log (4.x and 5.x patterns): rebalances, dropped process queues, consume timeouts and exceptions, producer resends",
     folder: "collectors/rocketmq-client-log",
     open: withUserPatterns("rocketmq-client-log", ROCKETMQ_UTC_OFFSET, openClientLog),

@@ -10,6 +10,8 @@ import { epochTime, findTimestamp, type TimeLookup } from "./timestamp.ts";
  *   JSON per line        logstash-logback-encoder, ECS, log4j2 JsonLayout/JsonTemplateLayout, Kafka Connect/Strimzi,
  *                        Spring Boot structured logging, docker's json-file `{"log": …}`, pino/bunyan
  *   logfmt               the Go client's logrus lines: `time="…" level=info msg="…" consumerGroup=…`
+ *   stamped JSON         a viewer's or shipper's stamp before a JSON record: `2024-04-11 11:28:22.650\t{…}`,
+ *                        `Aug  9 02:47:44 host: {…}` (the record's own time, when it has one, wins)
  *
  * The result is the text the application wrote (`text`), plus whatever the envelope said about it. Envelopes nest
  * (a kubectl stamp in front of a JSON line), so unwrapping repeats until nothing more comes off.
@@ -41,6 +43,9 @@ const LEVEL_WORD = /^(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|trace|debug|in
 const COMPOSE = /^([A-Za-z0-9][\w.-]*?)(?:[-_]\d+)?\s+\| ?/;
 const KUBECTL = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})) /;
 const RFC5424 = /^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) (\S+) (?:-|(?:\[(?:[^\]\\]|\\.)*\])+) ?/;
+// What may stand between a viewer's or shipper's stamp and the JSON record: whitespace, or a host or tag and a colon.
+// A log line of its own (a level, a logger) before a JSON payload is not an envelope.
+const AFTER_STAMP = /^\s{1,8}(?:[\w.@-]{1,64}(?:\[\d{1,10}\])?:\s{1,8})?(?=\{")/;
 const RFC3164 = /^(?:<\d{1,3}>)?((?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d{2}:\d{2}:\d{2}) (\S+) ([^\s:[]+)(?:\[(\d+)\])?: /;
 const LOGFMT = /(?:^|\s)level=\w+\b.*?\bmsg=|^(?:time|ts)="?[^"\s]*"? level=/;
 
@@ -265,6 +270,17 @@ export function unwrap(line: string, options: EnvelopeOptions): Envelope {
       envelope.host ??= rfc3164[2];
       envelope.layers.push("syslog");
       continue;
+    }
+    const stamp = /^[^{}"\n]{8,48}[\s:]\{"/.test(text) ? findTimestamp(text.slice(0, 48), options) : undefined;
+    if (stamp?.ok === true && stamp.time.index === 0) {
+      const after = AFTER_STAMP.exec(text.slice(stamp.time.length));
+      const json = after ? fromJsonLine(text.slice(stamp.time.length + after[0].length), options) : undefined;
+      if (after && json) {
+        envelope.time ??= stamp;
+        mergeInner(envelope, json);
+        envelope.layers.push("stamped-json");
+        continue;
+      }
     }
     const inner = decodeInner(text, options);
     if (inner) {

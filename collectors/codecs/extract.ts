@@ -11,7 +11,11 @@ export interface TopicPartition {
 
 const TOPIC = "[A-Za-z0-9._-]{1,249}";
 // kafka-python/aiokafka repr; librdkafka `t [0]`, `t[0]@12`; Java `t-0`, `{t-7=OffsetAndMetadata{…}}`.
-const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})/g;
+// confluent-kafka-python's TopicPartition prints `TopicPartition{topic=t,partition=3,offset=-1001,error=None}`.
+const PY_TP = /TopicPartition\(topic=u?['"]([^'"]{1,249})['"], ?partition=(\d{1,6})|TopicPartition\{topic=([^,{}\s]{1,249}), ?partition=(\d{1,6})/g;
+// A structured logger's fields, a topic key then a partition key: franz-go's `topic: t, partition: 47`, logfmt's
+// `topic=t partition=3`, JSON's `"topic":"t","partition":3`.
+const KEYED_TP = new RegExp(`\\btopic["']?\\s?[:=]\\s?["']?(${TOPIC})["']?,?\\s{0,3}["']?partition["']?\\s?[:=]\\s?(\\d{1,6})\\b`, "g");
 // Not a `key=value`'s value either: Java's `offsetEpoch=Optional[4]` is an epoch, not partition 4 of topic Optional.
 const BRACKET_TP = new RegExp(`(?<![\\w.=-])(${TOPIC}) ?\\[(\\d{1,6})\\](?:@-?\\d+)?`, "g");
 // Not a `key=value`'s value: `clientId=consumer-g-1` names a client, not partition 1 of topic consumer-g.
@@ -23,9 +27,9 @@ const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)
 // Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
 const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
-// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`), trusted only under a key that
-// names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
-const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
+// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`),
+// trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
+const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
 const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
@@ -35,7 +39,9 @@ export function partitionsIn(text: string): TopicPartition[] {
     const p = Number(partition);
     if (!/^\d/.test(topic) || /[A-Za-z_.]/.test(topic)) found.set(`${topic}-${p}`, { topic, partition: p });
   };
-  for (const m of text.matchAll(PY_TP)) add(m[1]!, m[2]!);
+  for (const m of text.matchAll(PY_TP)) add((m[1] ?? m[3])!, (m[2] ?? m[4])!);
+  if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(KEYED_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(OFFSETS_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
@@ -81,15 +87,32 @@ function firstText(text: string, re: RegExp): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** An AMQP channel number: `on channel 2`, `channel=2`, `channel: 2`, `Channel 2`. */
-export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ =:#]{1,3}(\d{1,5})\b/i);
+/** An AMQP channel number: `on channel 2`, `channel=2`, `channel: 2`, `Channel 2`, the Java client's `AMQChannel(amqp://…/,2)`. */
+export const channelIn = (text: string) => firstNumber(text, /\bchannel(?:Id)?[ =:#]{1,3}(\d{1,5})\b/i) ?? firstNumber(text, /\bAMQChannel\([^,()\s]{0,300},(\d{1,5})\)/);
+
+/**
+ * The heartbeat timeout named where a connection is given up, in seconds: the .NET and Java clients' `Heartbeat
+ * missing with heartbeat == 60 seconds`, pika's `too many missed heartbeats in the last 60 seconds` (`meartbeats`, or
+ * `No reply in 60 seconds`, in older releases), the node's `missed heartbeats from client, timeout: 60s`, `did not
+ * respond to heartbeats for 30s`.
+ */
+export function heartbeatTimeoutSIn(text: string): number | undefined {
+  const m = /heartbeat == (\d{1,6}) seconds|beats in the last (\d{1,6}) seconds|No reply in (\d{1,6}) seconds|heartbeats?\b[^.\n]{0,40}?\b(?:timeout:? |for )(\d{1,6}) ?s\b/i.exec(text);
+  const value = m?.[1] ?? m?.[2] ?? m?.[3] ?? m?.[4];
+  return value === undefined ? undefined : Number(value);
+}
 
 /** RabbitMQ's ack timeout, `Timeout value used: 1800000 ms` (3.8.15+) or `Timeout used: … ms` (3.13+). */
 export const timeoutMsIn = (text: string) => firstNumber(text, /Timeout (?:value )?used: (\d{1,12}) ms/);
 
-/** Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words. */
+/**
+ * Kafka's member id: `memberId='…'`, `member_id=…`, `memberId: …`, `member …` in librdkafka's words, and the 3.7+
+ * consumer's state machine `Member <id> with epoch N transitioned from …` (KIP-848).
+ */
 export const memberIdIn = (text: string) =>
-  firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ?? firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/);
+  firstText(text, /\b[Mm]ember_?[Ii]d['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})/) ??
+  firstText(text, /\b[Mm]ember_?[Ii]d ([\w.-]{0,200}[-\d][\w.-]{0,200})/) ??
+  firstText(text, /\bMember ([\w-]{1,255}) with epoch -?\d/);
 
 /**
  * Kafka's generation or member epoch: `generation 12`, `generationId=12`, `generation_id=12`, `Member m with epoch 3`,
@@ -99,10 +122,14 @@ export const memberIdIn = (text: string) =>
 export const generationIn = (text: string) =>
   firstNumber(text, /\b(?:generation(?:_?id)?|member[ _]?epoch|(?:with|local) epoch)[ =:]{1,3}(-?\d{1,10})\b/i);
 
-/** A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`, `consumerGroup=g`. */
+/**
+ * A consumer group: `groupId=g`, `group_id=g`, `group=g`, `groupName=g`, `group: g`, `Group "g"`, `group g`,
+ * `consumerGroup=g`, and brod's log prefix `Group member (g,coor=…,cb=…,generation=N)`.
+ */
 export const groupIn = (text: string) =>
+  firstText(text, /\bGroup member \(([^,()\s]{1,255}),coor=/) ??
   firstText(text, /\b(?:group(?:_?[Ii]d|Name)?|consumerGroup|consumer_group)['"]?\s?[=:]\s?['"]?([^\s'",)}\]]{1,255})|\b[Gg]roup ["']([^"']{1,255})["']/) ??
-  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b)([A-Za-z0-9._-]{1,255})\b/);
+  firstText(text, /\b[Gg]roup[:=]? (?!coordinator|is\b|has\b|was\b|id\b|metadata\b|generation\b|membership\b|rebalance\b|assignment\b|session\b|member\b)([A-Za-z0-9._-]{1,255})\b/);
 
 /**
  * A client id: `clientId=c`, `client.id=c`, `clientID: c`, or a librdkafka handle name (`rdkafka#consumer-1`) however
@@ -131,10 +158,12 @@ export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255
 
 /**
  * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
- * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name.
+ * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name (pika's AMQPHeartbeatTimeout,
+ * ConnectionForced, StreamLost…).
  */
 export const exceptionIn = (text: string) =>
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost))\b(?=[:(\s'"]|$)/);
+  // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
+  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost|Timeout))\b(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

@@ -248,9 +248,10 @@ export function javaRecords(
   parseFirstLine: (line: string, lineNo: number) => LineResult,
   /**
    * Reads a continuation line of a record whose first line gave nothing: an exception's message in the stack trace
-   * (`Caused by: …CommitFailedException: …`) can carry the signal the first line did not. Its events are the record's.
+   * (`Caused by: …CommitFailedException: …`) can carry the signal the first line did not. Its events are the record's,
+   * and the first line (`first`) may still say whose they are (a consumer tag, a group).
    */
-  readContinuation?: (line: string, lineNo: number) => LineResult,
+  readContinuation?: (line: string, lineNo: number, first: string) => LineResult,
   /**
    * Reads a continuation line of a record that gave events: a block whose first line says what it is and whose next
    * lines say what it holds (the 4.x consumer's `Reconciling assignment` block). Returns the record's events as
@@ -261,7 +262,7 @@ export function javaRecords(
   let open: { events: NormalizedEvent[]; lineNo: number; scanned: number; extended: number; exception?: string } | undefined;
   let inRecord = false;
   /** The first line of a record that gave nothing, while its continuation lines are read for a signal. */
-  let bare: { lineNo: number; scanned: number } | undefined;
+  let bare: { lineNo: number; scanned: number; text: string } | undefined;
 
   const release = (): LineResult => {
     if (!open) return { events: [] };
@@ -284,8 +285,9 @@ export function javaRecords(
           open.scanned++;
           open.exception = exceptionClass(text);
         }
-        if (bare && readContinuation && bare.scanned++ < MAX_CONTINUATION_SCAN) {
-          const found = readContinuation(text.trim(), lineNo);
+        // A Python traceback names its exception after the frames, however many: that line is read past the budget.
+        if (bare && readContinuation && (bare.scanned++ < MAX_CONTINUATION_SCAN || exceptionClass(text) !== undefined)) {
+          const found = readContinuation(text.trim(), lineNo, bare.text);
           if (found.events.length > 0) {
             const header = bare.lineNo;
             bare = undefined;
@@ -297,7 +299,7 @@ export function javaRecords(
       const released = release();
       const result = parseFirstLine(text, lineNo);
       inRecord = true;
-      bare = result.events.length === 0 && result.issue === undefined ? { lineNo, scanned: 0 } : undefined;
+      bare = result.events.length === 0 && result.issue === undefined ? { lineNo, scanned: 0, text } : undefined;
       if (result.events.length > 0) open = { events: result.events, lineNo, scanned: 0, extended: 0 };
       const ownException = result.events.find((e) => typeof e.detail.exception === "string");
       if (open && ownException) open.exception = ownException.detail.exception as string;

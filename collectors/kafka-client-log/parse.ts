@@ -288,6 +288,8 @@ const WORKER_TEMPLATES: Template[] = [
 
 // Java's `t-0`; kafka-python's and aiokafka's `TopicPartition(topic='t', partition=0)`.
 const TOPIC_PARTITION = "([A-Za-z0-9._-]+-\\d+|TopicPartition\\(topic=u?'[^']*', partition=\\d+\\))";
+// A pasted line whose partition was elided (`[...]`, `…`, `***`, `<redacted>`) still states the reset.
+const ELIDED_PARTITION = "(?:\\[\\.{3}\\]|\\.{3}|…|\\*{3,}|<[^>\\s]{1,40}>)";
 
 /** One partition named by an offset line, as TopicPartition prints it. */
 function onePartition(token: string): TopicPartition[] | undefined {
@@ -323,11 +325,11 @@ const offsetReset: Template = {
   atStart: true,
   wording: "Resetting offset for partition {} to position FetchPosition{offset={}, …}.",
   read(message) {
-    const m = new RegExp(`^Resetting offset for partition ${TOPIC_PARTITION} to (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+)|(earliest|latest) offset|(the committed offset))`).exec(message);
+    const m = new RegExp(`^Resetting offset for partition (?:${TOPIC_PARTITION}|${ELIDED_PARTITION}) to (?:offset (\\d+)|position FetchPosition\\{offset=(\\d+)|(earliest|latest) offset|(the committed offset))`).exec(message);
     if (!m) return undefined;
     // 0.9 – 1.0 at DEBUG: the consumer resumes where its group committed, as `Setting offset …` says later.
     if (m[5] !== undefined) return [];
-    const partitions = onePartition(m[1]!);
+    const partitions = m[1] === undefined ? [] : onePartition(m[1]);
     if (partitions === undefined) return `partitions: "${m[1]}" is not a topic-partition`;
     const to = m[2] ?? m[3];
     const toOffset = to === undefined ? undefined : Number(to);
@@ -467,9 +469,17 @@ const TEMPLATE_SET = new TemplateSet(TEMPLATES);
  * commit failure (its reason names the fencing); the CommitFailedException's text mentions max.poll.interval.ms.
  */
 // The 3.7+/4.x consumer (KIP-848) logs its state machine: `Member m with epoch 3 transitioned from STABLE to FENCED.`
+// The protocol's own codes and Errors.java messages travel in every client: 22 ILLEGAL_GENERATION (`The provided
+// generation id is not the current generation` before 2.x, `Specified group generation id is not valid`), 25
+// UNKNOWN_MEMBER_ID (`The coordinator is not aware of this member`), 82 FENCED_INSTANCE_ID, 110 FENCED_MEMBER_EPOCH,
+// 113 STALE_MEMBER_EPOCH (`The member epoch is stale`); a bare code counts only under an error-code key.
+const MEMBER_GONE_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:22|25|82|110|113)\b/i;
 const MEMBER_GONE =
-  /UnknownMemberId|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
-const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:is )?in progress|already rebalanced/i;
+  /UnknownMemberId|not aware of this member|dropped out of the consumer group|generation id is not the current generation|another consumer with the same group\.instance\.id|member epoch is stale|group generation id is not valid|transitioned from \w{1,20} to FENCED|\bgot fenced\b|UNKNOWN_MEMBER_ID|unknown member|member[ _]?id (?:was |is )?not (?:recognized|known|valid)|member is not known|IllegalGeneration|ILLEGAL_GENERATION|illegal generation|FENCED_(?:MEMBER_EPOCH|INSTANCE_ID)|FencedInstanceId|FencedMemberEpoch|stale member epoch|member (?:was |has been )?fenced|fenced (?:member|from)|\b(?:has been|was|gets|got|is) fenced\b|fenced group\.instance\.id|member id \S{1,255} is not valid|no longer (?:a )?(?:part|member) of the group|not part of the group anymore|generation(?: id)?(?: \S{1,255})? is not\s{1,3}current|membership out of date/i;
+// 27 REBALANCE_IN_PROGRESS (`The group is rebalancing, so a rejoin is needed`; Sarama's `A rebalance for the group is
+// in progress`), 79 MEMBER_ID_REQUIRED: the member has to join (again).
+const REBALANCING_CODE = /\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i;
+const REBALANCING = /REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance (?:for the group )?(?:is )?in progress|already rebalanced/i;
 
 export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
@@ -483,7 +493,11 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
   {
     name: "membership_lost",
     action: "membership_lost",
-    anchor: MEMBER_GONE,
+    anchor: new RegExp(`${MEMBER_GONE.source}|${MEMBER_GONE_CODE.source}`, "i"),
+    // The Java coordinator's `JoinGroup failed: …. Need to re-join the group.` and brod's `re-joining group,
+    // reason::unknown_member_id` are the rejoin itself, whatever reason they give; kafkajs logs every protocol error
+    // response (`[Connection] Response Heartbeat(…)`) before its runner logs what it does about it.
+    unless: /Need to re-join the group|\bre-?joining (?:the )?group, reason\b|\[Connection\] Response /,
     wording: "the member was fenced or is no longer known to the coordinator (UnknownMemberId, ILLEGAL_GENERATION, FENCED_MEMBER_EPOCH …)",
   },
   {
@@ -506,7 +520,7 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "revoke",
     action: "revoke",
     // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
@@ -514,22 +528,25 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
-    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor/,
+    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`).
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
   },
   {
     name: "joined",
     action: "joined",
-    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,60}generation/i,
+    // franz-go logs a follower's join as the bare message `joined` with its fields after it (member_id, generation),
+    // in whatever logger renders them.
+    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,600}\bgeneration/i,
     wording: "joined the group",
   },
   {
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired/i,
+      /\|REJOIN\||transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {
@@ -560,7 +577,7 @@ const COMMIT_WORD = /(?<![A-Za-z])commit(?:s|ted|ting)?\b|OffsetCommit|commit(?:
 const SIGNAL_SET = new SignalSet<ConsumerAction, Draft>(SIGNALS, (signal, text) => {
   const partitions = partitionsIn(text);
   const generation = generationIn(text);
-  const lostMember = MEMBER_GONE.test(text) || REBALANCING.test(text) || MEMBERSHIP_LOST.test(text);
+  const lostMember = MEMBER_GONE.test(text) || MEMBER_GONE_CODE.test(text) || REBALANCING.test(text) || REBALANCING_CODE.test(text) || MEMBERSHIP_LOST.test(text);
   // A coordinator error met by a commit (a stack through commitSync, a committer class) is the commit refused.
   // Not a class that only has Commit in its name (CommitRequestManager logs OffsetFetch failures too).
   const action = signal.action === "membership_lost" && COMMIT_WORD.test(text) ? "commit_failed" : signal.action;
@@ -649,7 +666,7 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
       groupFrom: named === undefined && inputGroup !== undefined ? "input" : undefined,
       partition: queue?.partition,
       partitions: draft.partitions !== undefined && draft.partitions.length === 0 ? [] : undefined,
-      exception: line.envelope.exception ?? draft.detail?.exception,
+      exception: line.envelope.exception ?? detail.exception,
       dateFrom: time.dateFrom,
       timeFrom: time.timeFrom,
     }),
@@ -667,13 +684,15 @@ function eventsOf(draft: Draft, member: Member | undefined, line: DecodedLine, c
  */
 function withLineFields(draft: Draft, envelope: Envelope): NonNullable<Draft["detail"]> {
   const detail = draft.detail ?? {};
-  if (detail.memberId !== undefined && detail.generationId !== undefined && detail.clientId !== undefined) return detail;
+  if (detail.memberId !== undefined && detail.generationId !== undefined && detail.clientId !== undefined && detail.exception !== undefined) return detail;
   const whole = withFields(envelope);
   return {
     ...detail,
     memberId: detail.memberId ?? memberIdIn(whole),
     generationId: detail.generationId ?? generationIn(whole),
     clientId: detail.clientId ?? clientIdIn(whole),
+    // A wrapper's message quoting the client's exception (`The error is: …CommitFailedException: …`).
+    exception: detail.exception ?? exceptionIn(whole),
   };
 }
 
@@ -732,16 +751,19 @@ function describe(template: string, problem: { time?: string; fields?: string })
 }
 
 const BLOCK_LIST = /^(Added|Revoked) partitions \([^)]*\):\s*(.*)$/;
+const BLOCK_MEMBER = /^Member:\s+(\S{1,255})$/;
 
 /**
  * The 3.7+/4.x consumer's `Reconciling assignment with local epoch N` block, and the cooperative `Updating assignment
  * with` block of the classic consumer (3.1+): its `Added partitions (assigned - owned): [t-0]` and `Revoked partitions
- * (owned - assigned): [t-1]` lines say which partitions moved. The block's first line is read as an assignment (its
- * signal); these lines give it its partitions.
+ * (owned - assigned): [t-1]` lines say which partitions moved, and its `Member:` line names the member. The block's
+ * first line is read as an assignment (its signal); these lines give it its partitions and member.
  */
 function reconciliationBlock(events: NormalizedEvent[], text: string): NormalizedEvent[] | undefined {
   const head = events[0];
   if (head === undefined || head.detail.reconciling !== true) return undefined;
+  const member = BLOCK_MEMBER.exec(text);
+  if (member) return events.map((e) => ({ ...e, detail: { ...e.detail, memberId: member[1]! } }));
   const m = BLOCK_LIST.exec(text);
   if (!m) return undefined;
   const partitions = parsePartitions(m[2]!);
@@ -777,9 +799,25 @@ export function openKafkaClientLog(ctx: ParseContext): LineParser {
     );
   return javaRecords(
     (line, lineNo) => read(line, lineNo),
-    (line, lineNo) => read(line, lineNo, true),
+    (line, lineNo, first) => withFirstLine(read(line, lineNo, true), first),
     reconciliationBlock,
   );
+}
+
+/**
+ * A record whose first line said nothing and whose continuation states the fact: the first line still says whose it
+ * is (brod's `Group member (g,coor=…,generation=18):` then `failed to join group`).
+ */
+function withFirstLine(result: LineResult, first: string): LineResult {
+  if (result.events.length === 0) return result;
+  const group = groupIn(first);
+  const generation = generationIn(first);
+  const events = result.events.map((e) => ({
+    ...e,
+    group: e.group ?? group ?? null,
+    detail: compact({ ...e.detail, generationId: e.detail.generationId ?? generation, memberId: e.detail.memberId ?? memberIdIn(first), clientId: e.detail.clientId ?? clientIdIn(first) }),
+  }));
+  return { ...result, events };
 }
 
 /** One line read as a whole input. */

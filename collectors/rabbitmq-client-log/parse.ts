@@ -1,7 +1,7 @@
 import { canonicalInstance } from "../../lib/events/instance.ts";
 import { compact } from "../codecs/detail.ts";
 import type { DetailValue, NormalizedEvent } from "../../lib/events/model.ts";
-import { channelIn, connectionIn, consumerTagIn, exceptionIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
+import { channelIn, connectionIn, consumerTagIn, exceptionIn, heartbeatTimeoutSIn, queueNameIn, replyTextIn, timeoutMsIn, vhostIn } from "../codecs/extract.ts";
 import { inputOptions, javaRecords, readTemplateLine, type DecodedLine } from "../codecs/log-record.ts";
 import { SignalSet, type Signal } from "../codecs/signals.ts";
 import { recordFingerprint } from "../record-fingerprint.ts";
@@ -35,28 +35,34 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
   {
     name: "heartbeat_missed",
     action: "heartbeat_missed",
-    anchor: /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
+    // pika's stale-connection check names the beats it missed `meartbeats` in older releases; the .NET and Java
+    // clients say `Heartbeat missing with heartbeat == 60 seconds` (MissedHeartbeatException in Java).
+    anchor:
+      /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
     wording: "heartbeats were missed: the connection is declared dead",
   },
   {
     name: "connection_closed",
     action: "connection_closed",
     anchor:
-      /CONNECTION[_-]FORCED|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
+      // amqplib prints any connection.close as `Connection closed: 541 (INTERNAL-ERROR) with message "…"`; the .NET
+      // client a broker's hard error as `initiated by Peer, code=5xx`; lapin `Connection closed on channel 0 by
+      // 60:40 => Hard(UNEXPECTEDFRAME) => …`.
+      /CONNECTION[_-]FORCED|Connection closed on channel \d{1,5} by|=> Hard\(\w{1,40}\)|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|Connection closed: \d{3} \(|initiated by Peer, code=5\d\d\b|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
     wording: "the broker or an operator closed the connection (CONNECTION_FORCED, connection.close)",
   },
   {
     name: "channel_closed",
     action: "channel_closed",
     anchor:
-      /PRECONDITION[_-]FAILED|unknown delivery tag|NOT[_-]FOUND - |RESOURCE[_-]LOCKED|ACCESS[_-]REFUSED|channel\.close>|reply-code=40\d|\(40[3-6][,)]|\b40[3-6] \((?:PRECONDITION|NOT|RESOURCE|ACCESS)|channel error|ChannelClosedByBroker|Channel closed by server|AMQPProtocolChannelException|channel (?:is |was )?(?:already )?closed|Restarting Consumer/i,
+      /PRECONDITION[_-]FAILED|unknown delivery tag|NOT[_-]FOUND - |RESOURCE[_-]LOCKED|ACCESS[_-]REFUSED|channel\.close>|reply-code=40\d|\(40[3-6][,)]|\b40[3-6] \((?:PRECONDITION|NOT|RESOURCE|ACCESS)|channel error|ChannelClosedByBroker|Channel closed by server|AMQPProtocolChannelException|AMQPChannelClosedException|channel (?:is |was )?(?:already )?closed|Restarting Consumer/i,
     wording: "the broker closed the channel (406 PRECONDITION_FAILED, unknown delivery tag, channel.close): its unacked deliveries are requeued",
   },
   {
     name: "connection_lost",
     action: "connection_lost",
     anchor:
-      /connection reset|ConnectionReset|ECONNRESET|StreamLost|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|ConnectionClosed/i,
+      /connection reset|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
     wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
   },
 ];
@@ -70,6 +76,7 @@ const SIGNAL_SET = new SignalSet<ClientAction, Draft>(SIGNALS, (signal, text) =>
     detail: {
       channel: signal.action === "connection_closed" || signal.action === "connection_lost" ? undefined : channelIn(text),
       timeoutMs: timeoutMsIn(text),
+      heartbeatTimeoutS: signal.action === "heartbeat_missed" ? heartbeatTimeoutSIn(text) : undefined,
       connection: connectionIn(text),
       vhost: vhostIn(text),
       consumerTag: consumerTagIn(text),
@@ -124,7 +131,21 @@ export function openClientLog(ctx: ParseContext): LineParser {
   const options = inputOptions(ctx, DEFAULT_OFFSET);
   const read = (line: string, lineNo: number): LineResult =>
     NODE_LINE.test(line) ? { events: [], skipped: true } : readTemplateLine(line, lineNo, SIGNAL_SET, options, (drafts, decoded) => toEvents(drafts, decoded, ctx));
-  return javaRecords(read, read);
+  return javaRecords(read, (line, lineNo, first) => withFirstLine(read(line, lineNo), first));
+}
+
+/**
+ * A close stated by an exception under a first line that said nothing: the first line still names whose it was
+ * (Spring AMQP's `Received shutdown signal for consumer tag=amq.ctag-…` above the ShutdownSignalException).
+ */
+function withFirstLine(result: LineResult, first: string): LineResult {
+  if (result.events.length === 0) return result;
+  const events = result.events.map((e) => ({
+    ...e,
+    group: e.group ?? queueNameIn(first) ?? null,
+    detail: compact({ ...e.detail, consumerTag: e.detail.consumerTag ?? consumerTagIn(first), connection: e.detail.connection ?? connectionIn(first), vhost: e.detail.vhost ?? vhostIn(first) }),
+  }));
+  return { ...result, events };
 }
 
 /** The signals in words, for `dupscope explain`. */

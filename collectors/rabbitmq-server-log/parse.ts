@@ -26,6 +26,8 @@ import { parseLines, type LineParser, type LineResult, type ParseContext, type P
  *   Channel error on connection <pid> (…), channel N:  + operation none caused a channel exception
  *                                       precondition_failed: … acknowledgement … timed out      → ack_timeout
  *                                       + any other channel exception                          → channel_closed
+ *   2.x–3.3: connection <pid>, channel N - [soft ]error:  + {amqp_error,…}                     → channel_closed
+ *   2.0–2.6: closing TCP connection <pid> from ip:port                                         → connection_closed
  *
  * A consumer-timeout warning names the channel but not the connection; the channel error that the channel process
  * logs next does, so the warning is kept (per input and process) until that error completes it. A warning no
@@ -50,7 +52,15 @@ const CONNECTION_ERROR = /^Error on AMQP connection (<[\d.]+>) \((.*?)\)(?:, sta
 const FORCED_CLOSE = /^Closing connection (<[\d.]+>) because "?(.*?)"?$/;
 const KNOWN_START = /^(?:[Cc]losing AMQP connection [<(]|Error on AMQP connection <|Channel error on connection <|Closing connection <|Consumer \S.* has timed out|FORMATTER CRASH: \{"Consumer)/;
 const TIMEOUT_USED = /Timeout value used: (-?\d+) ms/;
-const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>) \((.*)\), channel (\d+):\s*([\s\S]*)$/;
+// A pasted report may lose the connection's name and channel after the pid; the exception line still says what closed.
+const CHANNEL_ERROR = /^Channel error on connection (<[\d.]+>)(?: \((.*)\), channel (\d+):)?\s*([\s\S]*)$/;
+/**
+ * 2.x–3.2 (rabbit_channel, rabbit_reader): `connection <pid>, channel N - error:` or `- soft error:`, then the
+ * `{amqp_error,…}` term; and the reader's `closing TCP connection <pid> from ip:port` as every connection ends.
+ */
+const OLD_CHANNEL_ERROR = /^connection (<[\d.]+>), channel (\d+) - (?:soft )?error:\s*([\s\S]*)$/;
+const OLD_TCP_CLOSE = /^closing TCP connection (<[\d.]+>) from (\S+)$/;
+const QUEUE_IN_REASON = /\bqueue '([^']{1,255})'(?: in vhost '([^']{0,255})')?/;
 const EXCEPTION = /^operation (\S+) caused a (?:channel|connection) exception (\w+): ([\s\S]*)$/;
 /** Before 3.7 the reason is the Erlang term: `{amqp_error,precondition_failed,"unknown delivery tag 1",'basic.ack'}`. */
 const AMQP_ERROR = /^\{amqp_error,\s*(\w+),\s*"((?:[^"\\]|\\.)*)",\s*([^}]*)\}$/;
@@ -222,14 +232,20 @@ interface Header {
 }
 
 /** Reads a physical line's header, wherever the shipping put it; undefined for a line without one. */
-function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefined): Header | undefined {
+/**
+ * A record's inner line, on its own: pasted or quoted without the header line it continues. Only where no record is
+ * open can it start one; after a header it is that record's continuation.
+ */
+const ORPHAN_START = /^(?:operation \S+ caused a (?:channel|connection) exception |connection <[\d.]+>, channel \d+ - |closing TCP connection <)/;
+
+function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefined, orphan: boolean): Header | undefined {
   const options = { utcOffset: ctx.utcOffset ?? "Z", ...(ctx.date ? { date: ctx.date } : {}) };
   const envelope = unwrap(raw, options);
   const text = envelope.text;
   // A pasted or cut line without a time: `[error] <0.1373.0> …`, or a known message on its own.
   const timeless = /^(?:\[(\w+)\] (<[\d.]+>) )?/.exec(text)!;
   const rest = text.slice(timeless[0].length);
-  const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest)) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
+  const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest) || (orphan && ORPHAN_START.test(rest))) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
   if (borrowed) {
     return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
   }
@@ -411,23 +427,44 @@ export function openServerLog(ctx: ParseContext): LineParser {
       const c: Connection = { name: "", pid: forced[1]!, clientProvidedName: null, vhost: null, user: null };
       return { events: [connectionEvent(record, time, ctx, c, "connection_closed", 'Closing connection {} because "{}"', { reason: forced[2]! })] };
     }
+    const oldClose = OLD_TCP_CLOSE.exec(message);
+    if (oldClose) {
+      const c: Connection = { name: "", pid: oldClose[1]!, clientProvidedName: null, vhost: null, user: null };
+      return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "closing TCP connection {} from {}", { peer: oldClose[2]! })] };
+    }
+    const oldChannelError = OLD_CHANNEL_ERROR.exec(message);
+    if (oldChannelError) {
+      const e = readException(oldChannelError[3]!);
+      if (!e) return { events: [], skipped: true };
+      const c: Connection = { name: "", pid: oldChannelError[1]!, clientProvidedName: null, vhost: null, user: null };
+      const ackTimeout = ACK_TIMED_OUT.test(e.reason);
+      const named = QUEUE_IN_REASON.exec(e.reason);
+      const event = connectionEvent(record, time, ctx, c, ackTimeout ? "ack_timeout" : "channel_closed", "connection {}, channel {} - error: {}", {
+        channel: Number(oldChannelError[2]),
+        ...present({ operation: e.operation, exception: e.exception, reason: e.reason, vhost: named?.[2] }),
+      });
+      return { events: [named ? { ...event, group: named[1]!, queue: named[1]! } : event] };
+    }
     const channelError = CHANNEL_ERROR.exec(message);
     if (channelError) {
       const e = readException(channelError[4]!);
       if (!e) return { events: [], skipped: true };
-      const c = connectionOf(channelError[1]!, channelError[2]!);
-      const channel = Number(channelError[3]);
+      const c = connectionOf(channelError[1]!, channelError[2] ?? "");
+      const channel = channelError[3] === undefined ? undefined : Number(channelError[3]);
       const key = record.pid ?? "";
       const pending = timeouts.get(key);
-      const timeout = pending?.timeout.channel === channel ? pending.timeout : undefined;
+      const timeout = pending !== undefined && pending.timeout.channel === channel ? pending.timeout : undefined;
       if (timeout) timeouts.delete(key);
       const ackTimeout = ACK_TIMED_OUT.test(e.reason);
+      // A NOT_FOUND or RESOURCE_LOCKED reason names the queue the channel was using: `no queue 'q' in vhost 'v'`.
+      const named = QUEUE_IN_REASON.exec(e.reason);
+      const queue = timeout?.queue ?? named?.[1] ?? null;
       const event: NormalizedEvent = {
         ...base(record, ctx, time),
         kind: "instance_lifecycle",
-        instance: c.name === "" ? null : channelIdentity(c.name, channel),
-        group: timeout?.queue ?? null,
-        queue: timeout?.queue ?? null,
+        instance: c.name === "" || channel === undefined ? null : channelIdentity(c.name, channel),
+        group: queue,
+        queue,
         detail: present({
           action: ackTimeout ? "ack_timeout" : "channel_closed",
           template: ackTimeout
@@ -437,7 +474,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
           connectionPid: c.pid,
           clientProvidedName: c.clientProvidedName ?? undefined,
           channel,
-          vhost: c.vhost ?? timeout?.vhost ?? undefined,
+          vhost: c.vhost ?? timeout?.vhost ?? named?.[2] ?? undefined,
           user: c.user ?? undefined,
           operation: e.operation,
           exception: e.exception,
@@ -460,7 +497,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
       const reason = bare[3]!.replace(/\s+/g, " ").trim();
       const ackTimeout = ACK_TIMED_OUT.test(reason);
       const c: Connection = { name: "", pid: record.pid ?? "", clientProvidedName: null, vhost: null, user: null };
-      const queue = /\bqueue '([^']{1,255})'/.exec(reason)?.[1];
+      const queue = QUEUE_IN_REASON.exec(reason)?.[1];
       const event = connectionEvent(record, time, ctx, c, ackTimeout ? "ack_timeout" : "channel_closed", "operation {} caused a channel exception {}: {}", {
         operation: bare[1]!,
         exception: bare[2]!,
@@ -529,7 +566,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
 
   return {
     line(raw, lineNo) {
-      const header = readHeader(raw, ctx, lastTime);
+      const header = readHeader(raw, ctx, lastTime, last === undefined);
       if (header && typeof header.time !== "string" && header.time.timeFrom === undefined) lastTime = header.time;
       // Lines without a header continue the record started last (3.7/3.8 continuation lines, 3.6 report bodies).
       if (!header) {

@@ -94,6 +94,12 @@ interface PerQueueWording {
 }
 
 /** A `doRebalance, {group}, …, {mq}` line about one queue. */
+/**
+ * A queue the rebalance failed to take, or held already: no change of ownership, so not a rebalance event but a fact
+ * about the instance (shown, never counted as a rebalance).
+ */
+const NO_CHANGE: ReadonlySet<string> = new Set(["add_failed", "exists"]);
+
 function perQueue(name: string, wording: string, action: string, { pattern, suffix = "", reason }: PerQueueWording = {}): Template {
   const words = pattern ?? wording;
   const full = new RegExp(`^(?:\\[BUG\\])?doRebalance, (?<group>[^,\\s]+), ${words}, ${MQ}${suffix}$`);
@@ -107,7 +113,7 @@ function perQueue(name: string, wording: string, action: string, { pattern, suff
       if (!groups || !mq) return undefined;
       // `[BUG]doRebalance, {group}, remove unnecessary mq, {mq}, because pull is pause, so try to fixed it`
       const pullPaused = message.startsWith("[BUG]");
-      return [{ kind: "rebalance", group: groups.group!, ...queueOf(mq), detail: { action, reason: pullPaused ? "pull_paused" : reason } }];
+      return [{ kind: NO_CHANGE.has(action) ? "instance_lifecycle" : "rebalance", group: groups.group!, ...queueOf(mq), detail: { action, reason: pullPaused ? "pull_paused" : reason } }];
     },
   };
 }
@@ -435,10 +441,12 @@ const pullOffsetIllegal: Template = {
     const mq = /MessageQueue \[[^\]]*\]/.exec(message);
     const queue = mq && parseMessageQueue(mq[0]);
     const group = /consumerGroup=([^,\s\]]+)/.exec(message)?.[1];
-    const fromOffset = safeInt(/\bnextOffset=(\d+)/.exec(message)?.[1]);
+    const from = /\bnextOffset=(-?\d{1,19})/.exec(message)?.[1];
+    const fromOffset = from?.startsWith("-") ? -1 : safeInt(from);
     const toOffset = safeInt(/\bnextBeginOffset=(\d+)/.exec(message)?.[1]);
     if (!queue || group === undefined || fromOffset === undefined || toOffset === undefined) return undefined;
-    const action = toOffset < fromOffset ? "offset_reset" : "offset_skipped";
+    // A pull from -1 had no position yet: the broker's offset is where consumption now starts, read again from there.
+    const action = fromOffset < 0 || toOffset < fromOffset ? "offset_reset" : "offset_skipped";
     return [{ kind: "instance_lifecycle", group, ...queueOf(queue), detail: { action, reason: "offset_illegal", fromOffset, toOffset } }];
   },
 };
@@ -768,7 +776,7 @@ const KINDS: Record<SignalAction, EventKind> = {
   trigger: "rebalance",
   result: "rebalance",
   dropped: "rebalance",
-  add_failed: "rebalance",
+  add_failed: "instance_lifecycle",
   consume_timeout: "consume_end",
   consume_exception: "consume_end",
   offset_reset: "instance_lifecycle",

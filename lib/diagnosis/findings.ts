@@ -1,6 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
 import { gatherEpisodes, GROUP_LEVEL, type Episode, type EpisodeMember } from "./episodes.ts";
-import { action, NOT_A_REBALANCE } from "./sources.ts";
 import type { KeyDiagnosis, Verdict } from "./types.ts";
 import { CAUSES, countsAsDuplicate, DEDUP_LAYERS, DEFECTS, gapClass, type Cause, type DedupLayer, type Defect } from "./vocabulary.ts";
 
@@ -190,7 +189,7 @@ function gapStats(values: number[]): GapStats {
 
 function rebalanceFrequency(group: string | null, input: FindingsInput): GroupFindings["rebalances"] {
   const times = (input.rebalances ?? [])
-    .filter((e) => e.kind === "rebalance" && e.group === group && !NOT_A_REBALANCE.has(action(e) ?? ""))
+    .filter((e) => e.kind === "rebalance" && e.group === group)
     .map((e) => e.ts)
     .sort((a, b) => a - b);
   let episodes = 0;

@@ -117,13 +117,13 @@ export const READS = {
   "rebalance/trigger": ["rebalance_line"],
   "rebalance/dropped": ["rebalance_line"],
   "rebalance/dropped_without_result": ["rebalance_line", "queue_dropped"],
-  // Not a change of ownership: the queue was held already, or could not be taken.
-  "rebalance/add_failed": ["shown"],
-  "rebalance/exists": ["shown"],
   "rebalance/consumer_created": ["rebalance_line", "member_opens"],
   "rebalance/consumer_deleted": ["rebalance_line", "member_closes"],
   "rebalance/queue_deleted": ["rebalance_line"],
   "instance_lifecycle/commit_failed": ["commit_failed"],
+  // Not a change of ownership: the queue could not be taken, or was held already.
+  "instance_lifecycle/add_failed": ["shown"],
+  "instance_lifecycle/exists": ["shown"],
   "instance_lifecycle/leave_group": ["poll_timeout_reason", "member_closes"],
   "instance_lifecycle/poll_timeout": ["consumer_timeout"],
   // The reset that follows it is the fact; this says why (the collector pairs them, kafka-client-log/offset-resets.ts).
@@ -182,8 +182,6 @@ const OFFSET_RESET = factsFor("offset_reset");
 const COMMIT_FAILED = factsFor("commit_failed");
 export const REJOIN = factsFor("rejoin");
 export const ASSIGNMENT = factsFor("assignment");
-/** Rebalance lines that are no change of ownership: left out of a group's rebalance count. */
-export const NOT_A_REBALANCE: ReadonlySet<string> = new Set(factsFor("shown").facts.filter((f) => f.startsWith("rebalance/")).map((f) => f.slice("rebalance/".length)));
 export const CLIENT_CLOSES = factsFor("client_close");
 
 export const isVanished = (e: NormalizedEvent) => states(e, VANISHED);

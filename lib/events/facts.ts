@@ -21,8 +21,6 @@ export const FACTS = {
     "trigger", // RocketMQ: a rebalance was triggered
     "dropped", // RocketMQ: a process queue found dropped
     "dropped_without_result", // RocketMQ: a queue dropped with no rebalance result to say where it went
-    "add_failed", // RocketMQ: adding a queue failed (its offset could not be read)
-    "exists", // RocketMQ: a queue was already held
     "consumer_created", // RabbitMQ event exchange: a consumer subscribed to the queue
     "consumer_deleted", // RabbitMQ event exchange: a consumer went away
     "queue_deleted", // RabbitMQ event exchange: the queue was deleted
@@ -56,6 +54,8 @@ export const FACTS = {
     "shutdown", // RocketMQ client: a client shut down
     "receipt_handle_invalid", // RocketMQ 5: an ack refused for an expired receipt handle
     "consume_exception", // RocketMQ client: a consume failure whose message the line does not name
+    "add_failed", // RocketMQ: a rebalance failed to take a queue (lock or offset unavailable): no change of ownership
+    "exists", // RocketMQ: a rebalance found a queue already held: no change of ownership
     "producer_resend", // RocketMQ client: a send retried whose message the line does not name
   ],
 } as const;

@@ -134,7 +134,7 @@ export interface TimelineInput {
 const CONTEXT_PAD_MS = 2000;
 const CONTEXT_PAD_SHARE = 0.15;
 
-/** Rebalance lines that say nothing changed. */
+/** Lines that say nothing changed (a RocketMQ rebalance finding a queue it holds already). */
 const QUIET_ACTIONS = new Set(["exists"]);
 const JOINED = new Set(["start", "connected", "connection_opened", "channel_opened"]);
 const LEFT = new Set(["shutdown", "unregistered"]);
@@ -246,8 +246,9 @@ function markOf(e: NormalizedEvent, context: boolean): Mark | null {
     case "business_effect":
       return { ...base, kind: text(e.detail.decision) === "failed" || e.success === false ? "effect_failed" : "effect", note: layer };
     case "rebalance":
-      return action !== null && QUIET_ACTIONS.has(action) ? null : { ...base, kind: "rebalance", note: [action, e.queue].filter(Boolean).join(" ") || null };
+      return { ...base, kind: "rebalance", note: [action, e.queue].filter(Boolean).join(" ") || null };
     case "instance_lifecycle": {
+      if (action !== null && QUIET_ACTIONS.has(action)) return null;
       const kind =
         action === null ? "lifecycle" : JOINED.has(action) ? "joined" : LEFT.has(action) ? "left" : VANISHED.has(action) ? "vanished" : CLOSED.has(action) ? "closed" : "lifecycle";
       return { ...base, kind, note: action };

@@ -130,3 +130,28 @@ describe("prefix-agnostic recognition", () => {
     }
   }
 });
+
+describe("a stamp before a JSON record", () => {
+  it("reads the record whatever stamp a viewer or shipper put before it, and the record's own time wins (property)", () => {
+    const kafka = findFormat("kafka-client-log")!;
+    const stamp = fc.constantFrom("2024-04-11 11:28:22.650\t", "2024-04-11T11:28:22.650+03:00 ", "Apr 11 11:28:22 host-1: ", "2024/04/11 11:28:22 ");
+    fc.assert(
+      fc.property(stamp, fc.integer({ min: 0, max: 99 }), (prefix, partition) => {
+        const record = JSON.stringify({ added: { orders: [partition] }, group: "g", level: "info", msg: "new group session begun", time: "2024-04-11T08:28:22Z" });
+        const parser = kafka.open({ source: "stamped", date: "2024-04-11" });
+        const events = [...parser.line(prefix + record, 1).events, ...parser.end().events];
+        assert.deepEqual(
+          events.map((e) => [e.detail.action, e.queue, new Date(e.ts).toISOString()]),
+          [["assign", `orders-${partition}`, "2024-04-11T08:28:22.000Z"]],
+        );
+      }),
+    );
+  });
+
+  it("leaves a log line whose message ends in a JSON payload alone: its level and message are not an envelope", () => {
+    const rabbit = findFormat("rabbitmq-client-log")!.open({ source: "payload", date: "2026-11-30" });
+    const line = `2026-11-30 10:00:00 ERROR x: ${JSON.stringify({ error: "Channel closed by server: 406 (PRECONDITION-FAILED)" })}`;
+    const [e] = [...rabbit.line(line, 1).events, ...rabbit.end().events];
+    assert.deepEqual([e?.detail.action, e?.detail.level, new Date(e?.ts ?? 0).toISOString()], ["channel_closed", "ERROR", "2026-11-30T10:00:00.000Z"]);
+  });
+});

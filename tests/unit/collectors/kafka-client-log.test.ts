@@ -362,3 +362,108 @@ describe("Spring Kafka container lines", () => {
     assert.deepEqual([two.group, two.detail.groupFrom], [null, undefined]);
   });
 });
+
+describe("kafka coordinator errors by what they mean", () => {
+  const actionsOf = (text: string) => parse(text, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events.map((e) => e.detail.action);
+
+  it("reads a protocol error code under an error-code key, in any wrapper (property)", () => {
+    const codes: [number, string][] = [[22, "membership_lost"], [25, "membership_lost"], [82, "membership_lost"], [110, "membership_lost"], [113, "membership_lost"], [27, "joining"], [79, "joining"]];
+    const keyed = fc.constantFrom((n: number) => `error_code: ${n}`, (n: number) => `ErrorCode=${n}`, (n: number) => `"error_code":${n}`, (n: number) => `error code ${n}`);
+    const wrapped = fc.constantFrom(
+      (m: string) => `heartbeat errored; group: g, ${m}`,
+      (m: string) => JSON.stringify({ level: "warn", msg: "heartbeat failed", err: m }),
+      (m: string) => `consumer-1  | 2026-11-30T10:00:00.000Z WARN heartbeat failed (${m})`,
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...codes), keyed, wrapped, ([code, action], key, wrap) => {
+        assert.deepEqual(actionsOf(wrap(key(code))), [action]);
+      }),
+    );
+  });
+
+  it("reads Errors.java's and Sarama's messages for the member-gone and rebalancing codes", () => {
+    const cases: [string, string][] = [
+      ["kafka server: The provided generation id is not the current generation.", "membership_lost"],
+      ["org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.", "membership_lost"],
+      ["kafka server: A rebalance for the group is in progress. Please re-join the group.", "joining"],
+      ["The group member needs to have a valid member id before actually entering a consumer group.", "joining"],
+      ["Group member (g,coor=#PID<0.1077.0>,cb=#PID<0.1073.0>,generation=18): re-joining group, reason::unknown_member_id", "joining"],
+      ["JoinGroup failed: The coordinator is not aware of this member. Need to re-join the group.", "joining"],
+    ];
+    for (const [line, action] of cases) assert.deepEqual(actionsOf(line), [action], line);
+  });
+
+  it("does not read a bare number as an error code, nor another code as one of these", () => {
+    for (const line of ["fetched 25 records from partition t-25", "error_code: 3", "error_code: 250"]) assert.deepEqual(actionsOf(line), [], line);
+  });
+
+  it("reads franz-go's follower join, the bare message `joined` with its fields after it, in any logger", () => {
+    const member = "authhistory-8d765814-378e-4bd5-b5d4-162eb8b9a309";
+    for (const line of [
+      `[INFO] joined; group: g, member_id: ${member}, instance_id: <nil>, generation: 687, leader: false`,
+      JSON.stringify({ time: "2026-11-30T10:00:00Z", level: "info", message: "joined", group: "g", member_id: member, instance_id: {}, generation: 687, leader: false }),
+    ]) {
+      const [e] = parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events;
+      assert.equal(e?.detail.action, "joined", line);
+      assert.equal(e?.detail.generationId, 687, line);
+      assert.equal(e?.detail.memberId, member, line);
+    }
+  });
+
+  it("names the member of a 4.x reconciliation block from its Member: line", () => {
+    const block = [
+      "2026-03-16 16:54:51.475 INFO  [consumer_background_thread] o.a.k.c.c.i.ConsumerMembershipManager - [Consumer clientId=c, groupId=g] Reconciling assignment with local epoch 1",
+      "\tMember:                                    tKQVSQuHR9aBocp13XT9nw",
+      "\tAssigned partitions:                       [t-0]",
+      "\tCurrent owned partitions:                  [t-0, t-1]",
+      "\tAdded partitions (assigned - owned):       []",
+      "\tRevoked partitions (owned - assigned):     [t-1]",
+    ].join("\n");
+    const moved = parse(block, { source: "kafka-client-log:test" }).events;
+    assert.deepEqual(moved.map((e) => [e.detail.action, e.queue, e.detail.memberId]), [["revoke", "t-1", "tKQVSQuHR9aBocp13XT9nw"]]);
+  });
+
+  it("reads Kafka Streams' thread and client state transitions, and a fenced thread", () => {
+    const streams = (thread: string, message: string) => `2026-11-30 10:00:01,112 INFO  [app-StreamThread-1] o.a.k.s.p.i.StreamThread - ${thread} ${message}`;
+    const cases: [string, string[]][] = [
+      [streams("stream-thread [app-StreamThread-1]", "State transition from RUNNING to PARTITIONS_REVOKED"), ["revoke"]],
+      [streams("stream-thread [app-StreamThread-1]", "State transition from PARTITIONS_REVOKED to PARTITIONS_ASSIGNED"), ["assign"]],
+      [streams("stream-client [app-1]", "State transition from RUNNING to REBALANCING"), ["joining"]],
+      [streams("stream-client [app-1]", "State transition from REBALANCING to RUNNING"), []],
+      [streams("stream-thread [app-StreamThread-1]", "Detected that the thread is being fenced. This implies that this thread missed a rebalance and dropped out of the consumer group. Will close out all assigned tasks and rejoin the consumer group."), ["membership_lost"]],
+    ];
+    for (const [line, actions] of cases) assert.deepEqual(actionsOf(line), actions, line);
+  });
+
+  it("takes the group of a record whose first line said nothing from that line, when its exception states the fact", () => {
+    const record = [
+      "2026-11-30 12:00:01,204 ERROR [pool-1-thread-1] c.e.Worker - [Consumer clientId=c-1, groupId=orders] poll loop failed",
+      "org.apache.kafka.common.errors.UnknownMemberIdException: The coordinator is not aware of this member.",
+      "\tat org.apache.kafka.clients.consumer.internals.AbstractCoordinator.handle(AbstractCoordinator.java:1)",
+    ].join("\n");
+    const [e] = parse(record, { source: "kafka-client-log:test" }).events;
+    assert.deepEqual([e?.detail.action, e?.group, e?.detail.clientId], ["membership_lost", "orders", "c-1"]);
+  });
+
+  it("names the exception a wrapper's message quotes, whatever template read the line", () => {
+    const line =
+      "[20/06/20 04:18:27:216 BST] 0000003e com.ibm.ws.microprofile.reactive.messaging.kafka.KafkaInput  W CWMRX1001W: An error occurred when committing read offsets to the Kafka broker. " +
+      "The error is: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member.";
+    const [e] = parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events;
+    assert.deepEqual([e?.detail.action, e?.detail.exception], ["commit_failed", "org.apache.kafka.clients.consumer.CommitFailedException"]);
+  });
+
+  it("reads franz-go's session begun with what it added, and confluent-kafka-go's Assigned/RevokedPartitions events", () => {
+    const queues = (line: string) => parse(line, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events.map((e) => `${e.detail.action} ${e.queue}`);
+    assert.deepEqual(queues(JSON.stringify({ added: { orders: [0, 3] }, group: "g", level: "info", lost: {}, msg: "new group session begun" })), ["assign orders-0", "assign orders-3"]);
+    assert.deepEqual(queues(JSON.stringify({ added: {}, group: "g", level: "info", lost: {}, msg: "new group session begun" })), [], "a session that added nothing");
+    assert.deepEqual(queues("% AssignedPartitions: [orders[0]@unset orders[1]@unset]"), ["assign orders-0", "assign orders-1"]);
+    assert.deepEqual(queues("% RevokedPartitions: [orders[0]@unset]"), ["revoke orders-0"]);
+  });
+
+  it("reads a reset whose partition a paste elided, without a partition", () => {
+    const [e] = parse(kafkaLine("Resetting offset for partition [...] to offset 1638380.", "[Consumer clientId=c-0, groupId=connect-sink]"), { source: "kafka-client-log:test" }).events;
+    assert.equal(e?.detail.action, "offset_reset");
+    assert.equal(e?.queue, null);
+  });
+});

@@ -18,6 +18,16 @@ describe("rabbitmq-client-log", () => {
       ["com.rabbitmq.client.ShutdownSignalException: connection error; protocol method: #method<connection.close>(reply-code=320, reply-text=CONNECTION_FORCED - Closed via management plugin, class-id=0, method-id=0)", "connection_closed", {}],
       ["ConnectionForced(None, 'Too many heartbeats missed', None, '')", "heartbeat_missed", {}],
       ['{"level":"error","ts":"2026-12-07T10:00:00Z","msg":"consume failed","error":"Exception (501) Reason: \\"EOF\\""}', "connection_lost", {}],
+      ["pika.exceptions.AMQPHeartbeatTimeout: No activity or too many missed heartbeats in the last 60 seconds", "heartbeat_missed", { heartbeatTimeoutS: 60, exception: "pika.exceptions.AMQPHeartbeatTimeout" }],
+      ["RabbitMQ.Client.Exceptions.AlreadyClosedException: Already closed: The AMQP operation was interrupted: AMQP close-reason, initiated by Library, code=0, text=\"End of stream\", classId=0, methodId=0, cause=System.IO.EndOfStreamException: Heartbeat missing with heartbeat == 5 seconds", "heartbeat_missed", { heartbeatTimeoutS: 5 }],
+      ["The AMQP operation was interrupted: AMQP close-reason, initiated by Library, code=541, text=\"Unexpected Exception\", classId=0, methodId=0, cause=System.IO.IOException: Unable to read data from the transport connection", "connection_lost", {}],
+      ['development.ERROR: Missed server heartbeat {"exception":"[object] (PhpAmqpLib\\\\Exception\\\\AMQPHeartbeatMissedException(code: 0): Missed server heartbeat', "heartbeat_missed", { exception: "PhpAmqpLib\\Exception\\AMQPHeartbeatMissedException" }],
+      ["Error: Unexpected close", "connection_lost", {}],
+      ['Error: Connection closed: 541 (INTERNAL-ERROR) with message "INTERNAL_ERROR"', "connection_closed", {}],
+      ["[2019-08-09T16:01:16Z ERROR lapin::channel] Connection closed on channel 0 by 60:40 => Hard(UNEXPECTEDFRAME) => UNEXPECTED_FRAME - expected content body", "connection_closed", {}],
+      ["RabbitMQ.Client.Exceptions.OperationInterruptedException: The AMQP operation was interrupted: AMQP close-reason, initiated by Peer, code=541, text='INTERNAL_ERROR'", "connection_closed", {}],
+      ["PhpAmqpLib\\Exception\\AMQPChannelClosedException: Channel connection is closed.", "channel_closed", {}],
+      ["Restarting Consumer@63fdab07: tags=[[amq.ctag-8ub2RbGR8XG9edPLAN2MMA]], channel=Cached Rabbit Channel: AMQChannel(amqp://guest@127.0.0.1:5673/,1), conn: Proxy@54a67a45", "channel_closed", { channel: 1 }],
     ];
     for (const [line, action, fields] of cases) {
       const { events, issues } = run(line);
@@ -35,6 +45,29 @@ describe("rabbitmq-client-log", () => {
     for (const line of ["[2026-12-07 13:56:00,000: INFO/MainProcess] Connected to amqp://guest:**@127.0.0.1:5672//", "channel.basicAck([1113, false])", "Starting consumer Consumer@2ca85a66: tags=[[]]"]) {
       assert.deepEqual(run(line).events, [], line);
     }
+  });
+
+  it("takes the consumer tag of a close from the record's first line, when the exception under it states the close", () => {
+    const record = [
+      "2022-07-25 17:29:16.789 [pool-3-thread-6] DEBUG o.s.amqp.rabbit.listener.BlockingQueueConsumer - Received shutdown signal for consumer tag=amq.ctag-xZNo8sCDs9gvvJNy-CYfHw",
+      "com.rabbitmq.client.ShutdownSignalException: channel error; protocol method: #method<channel.close>(reply-code=406, reply-text=PRECONDITION_FAILED - unknown delivery tag 2, class-id=60, method-id=80)",
+      "\tat com.rabbitmq.client.impl.ChannelN.asyncShutdown(ChannelN.java:517)",
+    ].join("\n");
+    const [e] = run(record).events;
+    assert.deepEqual([e?.detail.action, e?.detail.consumerTag], ["channel_closed", "amq.ctag-xZNo8sCDs9gvvJNy-CYfHw"]);
+  });
+
+  it("reads a Python traceback's exception line after any number of frames (property)", () => {
+    const frame = fc.constantFrom('  File "/app/worker.py", line 50, in <module>', "    channel.start_consuming()", '  File "/usr/lib/python3/site-packages/pika/adapters/blocking_connection.py", line 523, in _flush_output', "    raise self._closed_result.value.error");
+    fc.assert(
+      fc.property(fc.array(frame, { maxLength: 60 }), (frames) => {
+        const text = ["Traceback (most recent call last):", ...frames, "pika.exceptions.StreamLostError: Stream connection lost: ConnectionResetError(104, 'Connection reset by peer')"].join("\n");
+        const { events } = run(text);
+        assert.equal(events.length, 1);
+        assert.equal(events[0]!.detail.action, "connection_lost");
+        assert.equal(events[0]!.detail.exception, "pika.exceptions.StreamLostError");
+      }),
+    );
   });
 
   it("never throws and emits only valid events, whatever the line (property)", () => {

@@ -82,6 +82,35 @@ describe("server log lines", () => {
     const [e] = run(text).events;
     assert.deepEqual([e!.instance, e!.detail.action, e!.detail.reason], [`${CONN}@2`, "channel_closed", "unknown delivery tag 7"]);
   });
+
+  it("reads a channel's exception line quoted on its own, and still as the continuation of a 3.7 record", () => {
+    // With no time of its own, the line takes the input's (an upload's or a file's time).
+    const alone = parse("operation basic.ack caused a channel exception precondition_failed: unknown delivery tag", { source: "rabbitmq-server-log:test", inputTime: Date.UTC(2026, 10, 30) });
+    assert.deepEqual(alone.events.map((e) => [e.detail.action, e.detail.reason]), [["channel_closed", "unknown delivery tag"]]);
+    const lager = run(
+      "2019-01-02 10:11:12.345 [error] <0.123.0> Channel error on connection <0.110.0> (10.0.0.5:40118 -> 10.0.0.2:5672, vhost: '/', user: 'guest'), channel 1:\n" +
+        "operation basic.ack caused a channel exception precondition_failed: unknown delivery tag 1",
+    );
+    assert.deepEqual(lager.events.map((e) => [e.detail.action, e.instance]), [["channel_closed", "10.0.0.5:40118 -> 10.0.0.2:5672@1"]]);
+  });
+
+  it("reads the 2.x–3.3 report wordings: a channel's error with its Erlang term, the reader's closing TCP connection", () => {
+    const reports: [string, string, Record<string, unknown>, string | null][] = [
+      ["=ERROR REPORT==== 7-Mar-2012::16:40:21 ===\nconnection <0.1210.0>, channel 1 - error:\n{amqp_error,precondition_failed,\"unknown delivery tag 3\",'basic.ack'}", "channel_closed", { channel: 1, reason: "unknown delivery tag 3", operation: "basic.ack" }, null],
+      ["=ERROR REPORT==== 18-Feb-2014::09:02:55 ===\nconnection <0.3312.0>, channel 2 - soft error:\n{amqp_error,not_found,\"no queue 'invoices' in vhost '/'\",'queue.declare'}", "channel_closed", { channel: 2, vhost: "/" }, "invoices"],
+      ["=INFO REPORT==== 3-Jun-2011::10:14:07 ===\nclosing TCP connection <0.412.0> from 10.1.4.22:52188", "connection_closed", { peer: "10.1.4.22:52188", connectionPid: "<0.412.0>" }, null],
+      ["=ERROR REPORT==== 17-Aug-2017::12:22:53 ===\nChannel error on connection <0.754.0> \noperation queue.declare caused a channel exception not_found: no queue 'x1' in vhost 'prod'", "channel_closed", { vhost: "prod" }, "x1"],
+    ];
+    for (const [text, action, fields, group] of reports) {
+      const { events, issues } = run(text);
+      assert.deepEqual(issues, [], text);
+      assert.equal(events.length, 1, text);
+      assert.equal(events[0]!.detail.action, action, text);
+      assert.equal(events[0]!.group, group, text);
+      for (const [name, value] of Object.entries(fields)) assert.equal(events[0]!.detail[name], value, `${name} of ${text}`);
+      assert.ok(validateEvent(events[0]!).ok, text);
+    }
+  });
 });
 
 describe("properties", () => {

@@ -47,16 +47,18 @@ describe("rocketmq client log: rebalance lines", () => {
     [`[BUG]doRebalance, cg_order_paid, remove unnecessary mq, ${MQ_A3}, because pull is pause, so try to fixed it`, "rebalance_remove_mq", "remove", "pull_paused"],
     [`doRebalance, cg_order_paid, add a new mq, ${MQ_A3}`, "rebalance_add_mq", "add", undefined],
     [`doRebalance, cg_order_paid, truncateMessageQueueNotMyTopic remove unnecessary mq, ${MQ_A3}`, "rebalance_truncate_mq", "remove", "topic_unsubscribed"],
+    // A queue not taken, or held already, is no change of ownership: a fact about the instance, not a rebalance.
     [`doRebalance, cg_order_paid, add a new mq failed, ${MQ_A3}, because lock failed`, "rebalance_add_mq_failed", "add_failed", "lock_failed"],
     [`doRebalance, cg_order_paid, add new mq failed, ${MQ_A3}`, "rebalance_add_mq_failed", "add_failed", "offset_unavailable"],
     [`doRebalance, cg_order_paid, mq already exists, ${MQ_A3}`, "rebalance_mq_exists", "exists", undefined],
   ] as const;
+  const NO_CHANGE = new Set<string>(["add_failed", "exists"]);
 
   for (const [version, prefix] of PREFIXES) {
     for (const [message, template, action, reason] of perQueue) {
-      it(`${version}: "${template}"${reason ? ` (${reason})` : ""} gives one rebalance event for its queue`, () => {
+      it(`${version}: "${template}"${reason ? ` (${reason})` : ""} gives one event for its queue`, () => {
         const event = oneEvent(prefix + message);
-        assert.equal(event.kind, "rebalance");
+        assert.equal(event.kind, NO_CHANGE.has(action) ? "instance_lifecycle" : "rebalance");
         assert.equal(event.group, "cg_order_paid");
         assert.equal(event.topic, "order_paid");
         assert.equal(event.queue, "broker-a:3");
@@ -296,6 +298,18 @@ describe("rocketmq client log: message evidence", () => {
     assert.equal(event.detail.template, "producer_resend");
     assert.equal(event.detail.unfilledPlaceholders, true);
     assert.equal(event.queue, null);
+  });
+});
+
+describe("rocketmq client log: offsets", () => {
+  const illegal = (next: string, begin: number) =>
+    `${P4}the pull request offset illegal, PullRequest [consumerGroup=g, messageQueue=MessageQueue [topic=t, brokerName=broker-06, queueId=10], nextOffset=${next}] ` +
+    `PullResult [pullStatus=OFFSET_ILLEGAL, nextBeginOffset=${begin}, minOffset=${begin}, maxOffset=5757977, msgFoundList=0]`;
+
+  it("reads an illegal pull offset as a reset back, a skip forward, and a reset when the pull had no position yet (-1)", () => {
+    assert.deepEqual([oneEvent(illegal("9000", 100)).detail.action, oneEvent(illegal("100", 9000)).detail.action], ["offset_reset", "offset_skipped"]);
+    const fromNowhere = oneEvent(illegal("-1", 5531762));
+    assert.deepEqual([fromNowhere.detail.action, fromNowhere.queue, fromNowhere.detail.fromOffset, fromNowhere.detail.toOffset], ["offset_reset", "broker-06:10", -1, 5531762]);
   });
 });
 

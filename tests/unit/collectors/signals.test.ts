@@ -17,6 +17,10 @@ const HOSTILE = [
   "partitions [" + "t-1, ".repeat(50_000),
   "MessageQueue [topic=" + "x".repeat(500_000),
   "Exception".repeat(50_000),
+  "joined ".repeat(100_000) + "generation",
+  "error_code: ".repeat(60_000),
+  `  File "x.py", line 1, in f\n`.repeat(20_000) + "pika.exceptions.StreamLostError: Stream connection lost",
+  "heartbeats ".repeat(100_000) + "timeout: 60s",
   'memberAssignment={"t":['.repeat(40_000),
   `assignment={${'"t":[0,'.repeat(100_000)}`,
   `${"a".repeat(199)}#`.repeat(5_000) + "consumer-1",
@@ -62,6 +66,26 @@ describe("extractors read every notation the clients print", () => {
     assert.deepEqual(tp("Revoked partitions: [orders-0, pay.v2-11]"), ["orders-0", "pay.v2-11"]);
     assert.deepEqual(tp("Offset commit failed: {orders-7=OffsetAndMetadata{offset=42, leaderEpoch=null, metadata=''}}"), ["orders-7"]);
     assert.deepEqual(tp("[Consumer clientId=consumer-g-1, groupId=g] [pool-1-thread-3] nothing here"), [], "a client id and a thread name are not partitions");
+    assert.deepEqual(tp("on_revoke Partition assignment revoked: partitions=[TopicPartition{topic=my-topic,partition=29,offset=-1001,error=None}]"), ["my-topic-29"]);
+    assert.deepEqual(tp("unable to commit offset for topic partition; group: g, topic: mytopic, partition: 47, commit_from: 305390"), ["mytopic-47"]);
+    assert.deepEqual(tp('level=warn msg="lost partition" topic=orders partition=3'), ["orders-3"]);
+    assert.deepEqual(tp('{"msg":"revoked","topic":"orders","partition":5}'), ["orders-5"]);
+    assert.deepEqual(tp("topic=orders offset=12 partitions=4"), [], "a count is not a partition");
+  });
+
+  it("a partition key after a topic key, in any structured logger (property)", () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9._-]{0,20}$/);
+    const render = fc.constantFrom(
+      (t: string, p: number) => `topic: ${t}, partition: ${p}`,
+      (t: string, p: number) => `topic=${t} partition=${p}`,
+      (t: string, p: number) => `"topic":"${t}","partition":${p}`,
+      (t: string, p: number) => `topic='${t}', partition=${p}`,
+    );
+    fc.assert(
+      fc.property(name, fc.integer({ min: 0, max: 9999 }), render, (t, p, r) => {
+        assert.deepEqual(extract.partitionsIn(`commit failed; group: g, ${r(t, p)}, error_code: 25`).map((x) => `${x.topic}-${x.partition}`), [`${t}-${p}`]);
+      }),
+    );
   });
 
   it("queues, channels, timeouts, members and generations", () => {
@@ -71,6 +95,9 @@ describe("extractors read every notation the clients print", () => {
     assert.equal(extract.memberIdIn("JoinGroup response: GenerationId 11, my MemberId rdkafka-d98c (me)"), "rdkafka-d98c");
     assert.equal(extract.generationIn("JoinGroup response: GenerationId 11"), 11);
     assert.equal(extract.memberIdIn("the member id was not recognized"), undefined, "a sentence's words are no id");
+    assert.equal(extract.groupIn("Consumer group session timed out (in join-state steady)"), undefined, "librdkafka's group session is no group name");
+    assert.equal(extract.groupIn("Group member (test_consumer,coor=#PID<0.1077.0>,cb=#PID<0.1073.0>,generation=18):"), "test_consumer");
+    assert.equal(extract.memberIdIn("Member oCpRdkCgQGWK7Rq-kJ2BVw with epoch 0 transitioned from UNSUBSCRIBED to JOINING."), "oCpRdkCgQGWK7Rq-kJ2BVw");
     assert.equal(extract.clientIdIn("%4|1610634034.520|COMMITFAIL|rdkafka#consumer-20| [thrd:main]"), "rdkafka#consumer-20");
     assert.equal(extract.exceptionIn("Caused by: org.apache.kafka.clients.consumer.CommitFailedException: Commit cannot be completed"), "org.apache.kafka.clients.consumer.CommitFailedException");
   });
