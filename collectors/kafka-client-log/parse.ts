@@ -538,8 +538,9 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "joined",
     action: "joined",
     // franz-go logs a follower's join as the bare message `joined` with its fields after it (member_id, generation),
-    // in whatever logger renders them.
-    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b.{0,600}\bgeneration/i,
+    // in whatever logger renders them. The fields are read up to the next `joined` only: a window from every one of a
+    // line's `joined`s made a line repeating it cost 600 steps a word (tests/unit/collectors/signals.test.ts).
+    anchor: /\bjoined (?:the )?(?:consumer )?group|transitioned from \w{1,20} to STABLE|JoinGroup response: GenerationId|\|CGRPSTATE\|.{0,300}-> up\b|\bjoined\b(?:[^j\n]|j(?!oined)){0,600}\bgeneration/i,
     wording: "joined the group",
   },
   {
