@@ -1,30 +1,15 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { loadDemoDay } from "../../lib/demo/load.ts";
-import { httpSink } from "../../lib/ingest/http-sink.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
-import { startServer, type RunningServer } from "../helpers/server.ts";
-import { backends } from "../helpers/stores.ts";
+import { startDemoServer, type DemoServer } from "../helpers/demo-server.ts";
+import type { RunningServer } from "../helpers/server.ts";
 
 /**
  * The charts read at a glance in a real browser, at a desktop and a laptop width and in both languages: time axes
  * that never repeat a label, no axis text cut by its chart, a tooltip of the series with a value, and the layer
  * chart's bars as long as the counts they are labelled with. The simulated day of dashboard.test.ts feeds them.
  */
-
-const pglite = backends.find((b) => b.name === "pglite")!;
-
-async function waitForDiagnosis(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let idle = 0;
-  while (idle < 3) {
-    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
-    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
-    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-}
 
 const WIDTHS = [1440, 1024];
 const LANGS = ["en", "zh-CN"] as const;
@@ -58,16 +43,13 @@ async function xTickLabels(page: Page, widget: string): Promise<string[]> {
 }
 
 describe("charts in Chromium", () => {
+  let demo: DemoServer;
   let server: RunningServer;
-  let dispose: () => Promise<void>;
   let browser: TestBrowser;
 
   before(async () => {
-    const created = await pglite.create();
-    dispose = created.dispose;
-    server = await startServer({ ...created.env, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
-    await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.5, sink: httpSink(server.url) });
-    await waitForDiagnosis(server.url);
+    demo = await startDemoServer({ day: { hours: 6, runs: 2, scale: 0.5 } });
+    server = demo.server;
     browser = await launchBrowser();
   });
 
@@ -75,8 +57,7 @@ describe("charts in Chromium", () => {
 
   after(async () => {
     await browser?.close();
-    await server?.stop();
-    await dispose?.();
+    await demo?.stop();
   });
 
   for (const width of WIDTHS) {

@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { loadDemoDay } from "../../lib/demo/load.ts";
 import { dictionary } from "../../lib/i18n/dictionary.ts";
 import { outcomeName } from "../../lib/i18n/diagnosis-text.ts";
 import { LOCALE_COOKIE, type Locale } from "../../lib/i18n/locale.ts";
-import { httpSink } from "../../lib/ingest/http-sink.ts";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
-import { startServer, type RunningServer } from "../helpers/server.ts";
-import { backends } from "../helpers/stores.ts";
+import { startDemoServer, type DemoServer } from "../helpers/demo-server.ts";
+import type { RunningServer } from "../helpers/server.ts";
 
 /**
  * From the overview to the detail at 3 a.m. (issue 48), in Chromium, in English and in Chinese, 1440 and 1024 px
@@ -18,20 +16,8 @@ import { backends } from "../helpers/stores.ts";
  * start with it, and a group's whole rebalance history is reachable page by page.
  */
 
-const pglite = backends.find((b) => b.name === "pglite")!;
 const WIDTHS = [1440, 1024];
 const LOCALES: Locale[] = ["en", "zh-CN"];
-
-async function waitForDiagnosis(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let idle = 0;
-  while (idle < 3) {
-    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
-    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
-    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-}
 
 /** A group that rebalanced every minute: more episodes than one page of its history lists. */
 const STORM = "cg_storm";
@@ -57,27 +43,23 @@ const number = (text: string) => Number(text.replace(/[^\d]/g, ""));
 const loaded = (page: Page) => page.waitForFunction(() => !/Loading…|加载中…/.test(document.querySelector("main")?.textContent ?? ""));
 
 describe("from the overview to the detail, in Chromium", () => {
+  let demo: DemoServer;
   let server: RunningServer;
   let browser: TestBrowser;
-  let dispose: () => Promise<void>;
   /** A group with leaks, for filters the overview and the list must share. */
   let leakyGroup: string;
   /** A key with a duplicate, whose first characters make a partial key. */
   let someKey: string;
 
-  async function storm(start: number): Promise<void> {
-    const response = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: stormEvents(start), headers: { "content-type": "application/x-ndjson" } });
+  async function storm(url: string, start: number): Promise<void> {
+    const response = await fetch(`${url}/api/v1/events`, { method: "POST", body: stormEvents(start), headers: { "content-type": "application/x-ndjson" } });
     const body = (await response.json()) as { rejected: unknown[] };
     assert.deepEqual([response.status, body.rejected], [200, []]);
   }
 
   before(async () => {
-    const created = await pglite.create();
-    dispose = created.dispose;
-    server = await startServer({ ...created.env, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
-    await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.5, sink: httpSink(server.url) });
-    await storm(Date.now() - 3 * 3_600_000);
-    await waitForDiagnosis(server.url);
+    demo = await startDemoServer({ day: { hours: 6, runs: 2, scale: 0.5 }, afterLoad: (url) => storm(url, Date.now() - 3 * 3_600_000) });
+    server = demo.server;
     const leaks = (await (await fetch(`${server.url}/api/v1/duplicates?outcome=leaked&limit=500`)).json()) as { items: { group: string | null; bizKey: string }[] };
     const perGroup = new Map<string, number>();
     for (const l of leaks.items) if (l.group) perGroup.set(l.group, (perGroup.get(l.group) ?? 0) + 1);
@@ -88,8 +70,7 @@ describe("from the overview to the detail, in Chromium", () => {
   afterEach(() => browser?.closePages());
   after(async () => {
     await browser?.close();
-    await server?.stop();
-    await dispose?.();
+    await demo?.stop();
   });
 
   /** What went wrong on pages since `since`, less Chromium's console line for each 404 a test asked for. */
