@@ -128,7 +128,7 @@ export const en = {
     membershipNone: "no member known to be connected",
     membershipShared: "one clientId, two connections",
     contextCount: (n: number, truncated: boolean, windows: string) =>
-      `${n} rebalance, lifecycle and keyless events of the same groups and hosts, each from 2 minutes before to 3 minutes after one of this key's events: ${windows} UTC${truncated ? " (the first ones only: the window is crowded)" : ""}.`,
+      `${n} rebalance, lifecycle and keyless events of the same groups and hosts, each from 2 minutes before to 3 minutes after one of this key's events: ${windows} UTC${truncated ? " (the first ones only: the window is crowded)" : ""}. Each says how far it is from the key's event it was read around.`,
     adviceFor: (groups: string) => ` (${groups})`,
     contextShown: (shown: number, total: number) =>
       `Listed: the ${shown.toLocaleString("en-US")} nearest in time to the key's events and every one its evidence cites, of ${total.toLocaleString("en-US")}.`,
@@ -155,7 +155,10 @@ export const en = {
       redelivered: "redelivered",
       success: "success",
       source: "source",
+      fromKey: "from the key",
     },
+    fromKey: (offset: string, before: boolean) => `${offset} ${before ? "before" : "after"}`,
+    fromKeyTitle: (kind: string, at: string) => `from the key's ${kind} event at ${at} UTC`,
     kinds: {
       publish: "publish",
       send_attempt: "send attempt",

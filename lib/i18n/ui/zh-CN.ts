@@ -115,7 +115,7 @@ export const zhCN: Dictionary = {
     membershipNone: "没有已知在连接的成员",
     membershipShared: "同一 clientId 两条连接",
     contextCount: (n, truncated, windows) =>
-      `同一消费组和主机的 ${n} 个重平衡、生命周期和无业务键事件，每个都在该业务键某个事件之前 2 分钟到之后 3 分钟内：${windows} UTC${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。`,
+      `同一消费组和主机的 ${n} 个重平衡、生命周期和无业务键事件，每个都在该业务键某个事件之前 2 分钟到之后 3 分钟内：${windows} UTC${truncated ? "（仅显示前面部分：该时间窗口过于密集）" : ""}。每个事件都注明它与所围绕的该业务键事件相距多久。`,
     adviceFor: (groups) => `（${groups}）`,
     contextShown: (shown, total) => `共 ${total} 个，此处列出时间上最接近该业务键事件的 ${shown} 个，以及证据引用的全部事件。`,
     contextAll: "全部事件（JSON）",
@@ -141,7 +141,10 @@ export const zhCN: Dictionary = {
       redelivered: "重新投递",
       success: "成功",
       source: "来源",
+      fromKey: "距该键事件",
     },
+    fromKey: (offset, before) => `${before ? "之前" : "之后"} ${offset}`,
+    fromKeyTitle: (kind, at) => `距该业务键的${kind}事件（${at} UTC）`,
     kinds: {
       publish: "发布",
       send_attempt: "发送尝试",
