@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
+import { HISTORY_PAGE_SIZE } from "../../lib/groups/rebalance-history.ts";
 import { dictionary } from "../../lib/i18n/dictionary.ts";
 import { outcomeName } from "../../lib/i18n/diagnosis-text.ts";
 import { LOCALE_COOKIE, type Locale } from "../../lib/i18n/locale.ts";
@@ -18,6 +19,12 @@ import type { RunningServer } from "../helpers/server.ts";
 
 const WIDTHS = [1440, 1024];
 const LOCALES: Locale[] = ["en", "zh-CN"];
+
+/**
+ * The tallest group page's height at 1440 wide, at most: about four screens. The demo day's busiest group
+ * (cg_order_paid) was 7,479 px with every process and member drawn and 20 episodes a page; folded, it is ~3,900.
+ */
+const GROUP_PAGE_MAX_PX = 4000;
 
 /** A group that rebalanced every minute: more episodes than one page of its history lists. */
 const STORM = "cg_storm";
@@ -216,8 +223,8 @@ describe("from the overview to the detail, in Chromium", () => {
           await Promise.all([page.waitForURL(new RegExp(`history=${pages + 1}`)), older.click()]);
           await loaded(page);
         }
-        assert.deepEqual([pages, seen.size], [3, STORM_EPISODES], "every episode was listed once");
-        const first = (pages - 1) * 20 + 1;
+        assert.deepEqual([pages, seen.size], [Math.ceil(STORM_EPISODES / HISTORY_PAGE_SIZE), STORM_EPISODES], "every episode was listed once");
+        const first = (pages - 1) * HISTORY_PAGE_SIZE + 1;
         assert.equal(await page.locator("p.note", { hasText: `${first}–` }).first().innerText(), d.groups.historyPage(first, seen.size, seen.size), "the last page says which of how many");
         const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
         assert.ok(summaries.some((t) => t.includes(d.groups.episodeMoves(0, 1))), "an episode without moves says so");
@@ -226,6 +233,50 @@ describe("from the overview to the detail, in Chromium", () => {
         await assertAccessible(page, `a group's older rebalances (${label})`);
         assert.deepEqual(problemsSince(since), []);
       });
+
+      if (width === 1440) {
+        it(`the tallest group page is a few screens long, each long section folded behind a disclosure that opens (${label})`, async () => {
+          const since = browser.problems.length;
+          const page = await open(locale, width);
+          const { groups } = (await (await fetch(`${server.url}/api/v1/findings`)).json()) as { groups: { group: string }[] };
+          const heights = new Map<string, number>();
+          for (const group of new Set([...groups.map((g) => g.group), STORM])) {
+            await page.goto(`${server.url}/groups/${encodeURIComponent(group)}`);
+            await loaded(page);
+            heights.set(group, await page.evaluate(() => document.documentElement.scrollHeight));
+          }
+          const [tallest, height] = [...heights].sort((a, b) => b[1] - a[1])[0]!;
+          assert.ok(height <= GROUP_PAGE_MAX_PX, `${tallest} is ${height} px long at ${width} wide (${[...heights].map(([g, h]) => `${g} ${h}`).join(", ")})`);
+
+          await page.goto(`${server.url}/groups/${encodeURIComponent(tallest)}`);
+          await loaded(page);
+          // Whatever says how many more there are is a disclosure's summary: nothing says "and N more" and stays shut.
+          const counts = await page.locator("main").evaluate((main) => {
+            const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+            const found: { text: string; opens: boolean }[] = [];
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              const text = node.textContent ?? "";
+              if (/\b\d+ (more|earlier)\b|另外 \d+|更早的 \d+|另有 \d+|not drawn|未画出/.test(text)) found.push({ text, opens: node.parentElement?.closest("summary") !== null });
+            }
+            return found;
+          });
+          assert.deepEqual(counts.filter((c) => !c.opens), [], "every count of what is not shown opens it");
+          const folds = page.getByTestId("lane-fold");
+          assert.ok((await folds.count()) > 0, `${tallest} folds some of its lanes`);
+          for (const fold of await folds.all()) {
+            const hidden = fold.locator(".tl-lane");
+            assert.equal(await hidden.first().isVisible(), false);
+            await fold.locator("> summary").click();
+            assert.ok((await hidden.count()) > 0 && (await hidden.first().isVisible()), "the fold opens to its lanes");
+          }
+          const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
+          assert.ok(summaries.every((t) => !/· 0 (queues moved|个队列转移)/.test(t)), "never '0 queues moved'");
+          await page.evaluate(() => document.querySelectorAll("main details").forEach((d) => ((d as HTMLDetailsElement).open = true)));
+          const keyLines = await page.locator('[data-testid="group-incident"] .keys-list a').evaluateAll((links) => links.map((a) => (a as HTMLElement).getClientRects().length));
+          assert.ok(keyLines.every((n) => n === 1), "every incident key on one line");
+          assert.deepEqual(problemsSince(since), []);
+        });
+      }
     }
   }
 });

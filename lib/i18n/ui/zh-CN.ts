@@ -267,7 +267,8 @@ export const zhCN: Dictionary = {
     memberConnection: (remote, via, since, until) => `${remote ?? "无地址"}${via === "" ? "（自身日志）" : ` → ${via}`}：${since} – ${until}`,
     memberSince: { unknown: "数据开始之前", expired: "原始日志已过期" },
     memberUntil: { open: "仍在连接", close: "已关闭", moved: "已从另一主机重连", reconnected: "被其下一条连接取代", emptied: "broker 上的消费组已移除" },
-    olderInstances: (n) => `另有 ${n} 个进程最后出现的时间更早，未画出。`,
+    moreInstances: (n) => `另外 ${n} 个进程（最后出现的时间更早）`,
+    moreMembers: (n) => `另外 ${n} 个成员`,
   },
   duplicates: {
     title: "重复消费",
