@@ -12,6 +12,8 @@ import type { RunningServer } from "../helpers/server.ts";
  */
 
 const WIDTHS = [1440, 1024];
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const LANGS = ["en", "zh-CN"] as const;
 
 async function chartsDrawn(page: Page): Promise<void> {
@@ -158,6 +160,50 @@ describe("charts in Chromium", () => {
             assert.deepEqual(outside, [], `${range} ${lanes}`);
           }
         }
+      });
+
+      it(`at ${width} px in ${lang}: a 24-hour range names its midnight by its date`, async () => {
+        const page = await browser.newPage({ viewport: { width, height: 900 } });
+        const now = Date.now();
+        await page.goto(`${server.url}/?range=24h&lang=${lang}`);
+        await chartsDrawn(page);
+        const midnight = Math.ceil((now - DAY) / DAY) * DAY;
+        const date = new Date(midnight).toISOString().slice(5, 10);
+        for (const widget of ["by-cause", "outcomes"]) {
+          const ticks = await xTickLabels(page, widget);
+          assert.ok(!ticks.includes("00:00"), `${widget}: a bare 00:00 (${ticks.join(" ")})`);
+          // Within a label's width of the range's ends the midnight has no tick at all, and nothing to name.
+          if (midnight - (now - DAY) > 2 * HOUR && now - midnight > 2 * HOUR) assert.ok(ticks.includes(date), `${widget}: ${date} among ${ticks.join(" ")}`);
+        }
+      });
+
+      it(`at ${width} px in ${lang}: a key timeline's axis labels overlap neither each other, a break's sign nor the lane labels`, async () => {
+        const page = await browser.newPage({ viewport: { width, height: 900 } });
+        // The widest gaps have their bursts cut apart by breaks, each burst labelled.
+        const { items } = (await (await fetch(`${server.url}/api/v1/duplicates?limit=500`)).json()) as { items: { bizKey: string; gapMs: number }[] };
+        const keys = [...items].sort((a, b) => b.gapMs - a.gapMs).slice(0, 3).map((d) => d.bizKey);
+        for (const key of keys) {
+          await page.goto(`${server.url}/keys/${encodeURIComponent(key)}?lang=${lang}`);
+          const axis = page.getByTestId("timeline").locator(".tl-axis");
+          await axis.waitFor();
+          // No named function inside: the page would not know the helper tsx wraps one in.
+          const measured = await axis.evaluate((el) => ({
+            track: { left: el.querySelector(".tl-track")!.getBoundingClientRect().left },
+            all: [...el.querySelectorAll(".tl-tick, .tl-break-label")].map((e) => {
+              const r = e.getBoundingClientRect();
+              return { sign: e.classList.contains("tl-break-label"), text: e.textContent ?? "", left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+            }),
+          }));
+          const boxes = { track: measured.track, ticks: measured.all.filter((b) => !b.sign), signs: measured.all.filter((b) => b.sign) };
+          const overlap = (a: { left: number; right: number; top: number; bottom: number }, b: typeof a) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+          assert.ok(boxes.ticks.length >= 2, `${key}: ${boxes.ticks.map((t) => t.text).join(" ")}`);
+          assert.ok(boxes.signs.length > 0 || key !== keys[0], `${key}: the widest gap is cut by a break`);
+          for (const [i, tick] of boxes.ticks.entries()) {
+            assert.ok(tick.left >= boxes.track.left - 0.5, `${key}: "${tick.text}" starts left of the track, over the lane labels`);
+            for (const other of [...boxes.ticks.slice(i + 1), ...boxes.signs]) assert.ok(!overlap(tick, other), `${key}: "${tick.text}" overlaps "${other.text}"`);
+          }
+        }
+        await screenshot(page, `timeline-axis-${width}-${lang}`);
       });
     }
   }
