@@ -207,4 +207,24 @@ describe("charts in Chromium", () => {
       });
     }
   }
+
+  for (const lang of LANGS) {
+    it(`the filter bar's range reads and takes times as the page writes them, not as the browser would (${lang})`, async () => {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      await page.goto(`${server.url}/?lang=${lang}`);
+      const from = page.locator("#f-from");
+      assert.equal(await from.getAttribute("type"), "text");
+      assert.match(await from.inputValue(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+      assert.equal(await from.getAttribute("placeholder"), lang === "en" ? "YYYY-MM-DD hh:mm" : "年-月-日 时:分");
+      // The last three hours of the demo day, typed as the page shows times.
+      const typed = [Date.now() - 3 * HOUR, Date.now()].map((ts) => new Date(ts).toISOString().slice(0, 16).replace("T", " "));
+      await page.selectOption("#f-range", "custom");
+      await from.fill(typed[0]!);
+      await page.locator("#f-to").fill(typed[1]!);
+      await Promise.all([page.waitForURL(/range=custom/), page.locator("form.filters button[type=submit]").click()]);
+      await chartsDrawn(page);
+      assert.deepEqual([await page.locator("#f-from").inputValue(), await page.locator("#f-to").inputValue()], typed);
+      assert.equal(await page.locator("#f-range").inputValue(), "custom");
+    });
+  }
 });

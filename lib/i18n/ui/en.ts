@@ -32,6 +32,7 @@ export const en = {
     ranges: { "15m": "Last 15 min", "1h": "Last hour", "6h": "Last 6 h", "24h": "Last 24 h", "7d": "Last 7 days", custom: "Custom" } satisfies Record<RangeKey, string>,
     from: "From (UTC)",
     to: "To (UTC)",
+    timeFormat: "YYYY-MM-DD hh:mm",
     group: "Group",
     topic: "Topic",
     cause: "Cause",

@@ -20,6 +20,7 @@ export const zhCN: Dictionary = {
     ranges: { "15m": "最近 15 分钟", "1h": "最近 1 小时", "6h": "最近 6 小时", "24h": "最近 24 小时", "7d": "最近 7 天", custom: "自定义" },
     from: "开始（UTC）",
     to: "结束（UTC）",
+    timeFormat: "年-月-日 时:分",
     group: "消费组",
     topic: "主题",
     cause: "原因",
