@@ -4,7 +4,7 @@ import type { InstanceSpan, MembershipChange } from "@/lib/groups/membership.ts"
 import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
 import { LaneAxis } from "./LaneAxis.tsx";
-import { LaneFold } from "./LaneFold.tsx";
+import { DRAWN_LANES, LaneFold, type LaneFoldAll } from "./LaneFold.tsx";
 
 const SYMBOLS: Record<MembershipChange, string> = { joined: "⊕", left: "⊖", vanished: "⚡" };
 const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left", vanished: "vanished" };
@@ -23,6 +23,7 @@ export function InstanceLanes({
   from,
   to,
   t,
+  all,
 }: {
   spans: InstanceSpan[];
   episodes: RebalanceEpisode[];
@@ -31,16 +32,20 @@ export function InstanceLanes({
   from: number;
   to: number;
   t: Dictionary;
+  all: LaneFoldAll;
 }) {
   const scale = timeScale(from, to, 0.01);
-  const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, OPEN_INSTANCES));
-  const ordered = [...spans.filter((s) => latest.has(s)), ...spans.filter((s) => !latest.has(s))];
+  // The latest first: the open ones, then those the fold draws, then the rest; each in the spans' order.
+  const byLast = [...spans].sort((a, b) => b.last - a.last);
+  const rank = new Map(byLast.map((s, i) => [s, i < OPEN_INSTANCES ? 0 : i < DRAWN_LANES ? 1 : 2]));
+  const ordered = [0, 1, 2].flatMap((tier) => spans.filter((s) => rank.get(s) === tier));
   return (
     <div className="timeline groups-lanes" data-testid="instances">
       <div className="tl-inner">
         <LaneFold
           open={OPEN_INSTANCES}
           summary={t.groups.moreInstances}
+          all={{ ...all, text: t.groups.allInstances }}
           lanes={ordered.map((s) => (
             <div key={s.instance} className="tl-lane" data-instance={s.instance}>
               <div className="tl-label mono">{s.instance}</div>

@@ -3,7 +3,7 @@ import type { MemberConnection, MemberLane } from "@/lib/groups/member-lanes.ts"
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
 import { LaneAxis } from "./LaneAxis.tsx";
-import { LaneFold } from "./LaneFold.tsx";
+import { LaneFold, type LaneFoldAll } from "./LaneFold.tsx";
 
 /** Lanes drawn before the fold: members with a collision come first, then the oldest connections. */
 const OPEN_MEMBERS = 8;
@@ -25,7 +25,7 @@ function connectionText(c: MemberConnection, t: Dictionary): string {
 }
 
 /** A group's members over the chosen range (group_members): one lane per member, one bar per connection. */
-export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary }) {
+export function MemberLanes({ lanes, from, to, t, all }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary; all: LaneFoldAll }) {
   const scale = timeScale(from, to, 0.01);
   return (
     <div className="timeline groups-lanes" data-testid="members">
@@ -33,6 +33,7 @@ export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from:
         <LaneFold
           open={OPEN_MEMBERS}
           summary={t.groups.moreMembers}
+          all={{ ...all, text: t.groups.allMembers }}
           lanes={lanes.map((lane) => (
             <div key={lane.member} className={`tl-lane${lane.collision ? " member-collision" : ""}`} data-member={lane.member} data-collision={lane.collision || undefined}>
               <div className="tl-label mono" title={lane.member}>

@@ -271,6 +271,15 @@ describe("from the overview to the detail, in Chromium", () => {
           }
           const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
           assert.ok(summaries.every((t) => !/· 0 (queues moved|个队列转移)/.test(t)), "never '0 queues moved'");
+          // A fold of more lanes than a page draws ends in a link to the page that draws them all, open.
+          const all = page.locator(".lane-all a").first();
+          if ((await all.count()) > 0) {
+            const drawn = await page.locator(".groups-lanes .tl-lane").count();
+            await Promise.all([page.waitForURL(/lanes=all/), all.click()]);
+            await loaded(page);
+            assert.ok((await page.locator(".groups-lanes .tl-lane").count()) > drawn, "every lane drawn");
+            assert.equal(await page.locator(".lane-all").count(), 0);
+          }
           await page.evaluate(() => document.querySelectorAll("main details").forEach((d) => ((d as HTMLDetailsElement).open = true)));
           const keyLines = await page.locator('[data-testid="group-incident"] .keys-list a').evaluateAll((links) => links.map((a) => (a as HTMLElement).getClientRects().length));
           assert.ok(keyLines.every((n) => n === 1), "every incident key on one line");

@@ -268,6 +268,8 @@ export const en = {
     activityCut: (n: number, since: string) => `The range holds more than ${n.toLocaleString("en-US")} rebalance and lifecycle lines: the newest ones are shown, from ${since} UTC on.`,
     moreInstances: (n: number) => `${n} more ${n === 1 ? "process" : "processes"}, last seen earlier in the range`,
     moreMembers: (n: number) => `${n} more ${n === 1 ? "member" : "members"}`,
+    allInstances: (n: number) => `Draw all ${n.toLocaleString("en-US")} processes`,
+    allMembers: (n: number) => `Draw all ${n.toLocaleString("en-US")} members`,
     incidents: "Group-wide incidents",
     incidentsNote: "One event that made many keys of the group be consumed twice (an offset reset, a clientId shared by two processes): each lists the keys it explains.",
     noIncidents: "No group-wide incident in this range.",

@@ -270,6 +270,8 @@ export const zhCN: Dictionary = {
     memberUntil: { open: "仍在连接", close: "已关闭", moved: "已从另一主机重连", reconnected: "被其下一条连接取代", emptied: "broker 上的消费组已移除" },
     moreInstances: (n) => `另外 ${n} 个进程（最后出现的时间更早）`,
     moreMembers: (n) => `另外 ${n} 个成员`,
+    allInstances: (n) => `画出全部 ${n} 个进程`,
+    allMembers: (n) => `画出全部 ${n} 个成员`,
   },
   duplicates: {
     title: "重复消费",
