@@ -31,8 +31,8 @@ export function FilterBar({
   byCause?: boolean;
 }) {
   const ranges: RangeKey[] = [...(Object.keys(RANGE_PRESETS) as RangeKey[]), "custom"];
-  // Text, not datetime-local: Chromium draws that in its own language and order ("12/07/2026, 09:30 PM" on a
-  // Chinese page), and in local time beside labels that say UTC. The page writes every time this way.
+  // Text, not datetime-local: Chromium draws that in its own language, order and clock ("12/07/2026, 09:30 PM" on
+  // a Chinese page), unlike every other time on the page.
   const timeInput = {
     type: "text",
     pattern: "\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}",
