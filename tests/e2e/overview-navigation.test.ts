@@ -26,18 +26,21 @@ const LOCALES: Locale[] = ["en", "zh-CN"];
  */
 const GROUP_PAGE_MAX_PX = 4000;
 
-/** A group that rebalanced every minute: more episodes than one page of its history lists. */
+/**
+ * A group that rebalanced every minute, each time to a restarted process: more episodes than one page of its
+ * history lists, and more processes than a page draws.
+ */
 const STORM = "cg_storm";
 const STORM_EPISODES = 45;
 
-/** The storm as normalized events: each episode moves a queue from one instance to the other, every fifth only logs a result. */
+/** The storm as normalized events: each episode moves a queue from one process to the next, every fifth only logs a result. */
 function stormEvents(start: number): string {
   const line = (ts: number, action: string, instance: string, queue: string | null) =>
     JSON.stringify({ kind: "rebalance", ts, broker: "rocketmq", topic: "STORM", group: STORM, queue, instance, source: "storm.log", detail: { action } });
   const lines: string[] = [];
   for (let i = 0; i < STORM_EPISODES; i++) {
     const at = start + i * 60_000;
-    const [from, to] = i % 2 === 0 ? ["10.0.7.1@101", "10.0.7.2@202"] : ["10.0.7.2@202", "10.0.7.1@101"];
+    const [from, to] = [`10.0.7.${1 + (i % 2)}@${1000 + i}`, `10.0.7.${1 + ((i + 1) % 2)}@${1001 + i}`];
     if (i % 5 === 4) lines.push(line(at, "result", from, null));
     else lines.push(line(at, "remove", from, `broker-a:${i % 4}`), line(at + 400, "add", to, `broker-a:${i % 4}`));
   }
@@ -271,18 +274,23 @@ describe("from the overview to the detail, in Chromium", () => {
           }
           const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
           assert.ok(summaries.every((t) => !/· 0 (queues moved|个队列转移)/.test(t)), "never '0 queues moved'");
-          // A fold of more lanes than a page draws ends in a link to the page that draws them all, open.
-          const all = page.locator(".lane-all a").first();
-          if ((await all.count()) > 0) {
-            const drawn = await page.locator(".groups-lanes .tl-lane").count();
-            await Promise.all([page.waitForURL(/lanes=all/), all.click()]);
-            await loaded(page);
-            assert.ok((await page.locator(".groups-lanes .tl-lane").count()) > drawn, "every lane drawn");
-            assert.equal(await page.locator(".lane-all").count(), 0);
-          }
           await page.evaluate(() => document.querySelectorAll("main details").forEach((d) => ((d as HTMLDetailsElement).open = true)));
           const keyLines = await page.locator('[data-testid="group-incident"] .keys-list a').evaluateAll((links) => links.map((a) => (a as HTMLElement).getClientRects().length));
           assert.ok(keyLines.every((n) => n === 1), "every incident key on one line");
+
+          // The storm's 45 processes are more than a page draws: its fold ends in a link to the page with all, open.
+          await page.goto(`${server.url}/groups/${STORM}?range=6h`);
+          await loaded(page);
+          const instances = page.getByTestId("instances");
+          const drawn = await instances.locator(".tl-lane[data-instance]").count();
+          assert.equal(drawn, 40);
+          await instances.locator("[data-testid=lane-fold] > summary").click();
+          await Promise.all([page.waitForURL(/lanes=all/), instances.locator(".lane-all a").click()]);
+          await loaded(page);
+          const processes = new Set(stormEvents(0).split("\n").map((l) => (JSON.parse(l) as { instance: string }).instance)).size;
+          assert.equal(await instances.locator(".tl-lane[data-instance]").count(), processes, "every process drawn");
+          assert.equal(await instances.locator("[data-testid=lane-fold]").getAttribute("open"), "", "its fold open");
+          assert.equal(await page.locator(".lane-all").count(), 0);
           assert.deepEqual(problemsSince(since), []);
         });
       }
