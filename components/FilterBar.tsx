@@ -3,7 +3,8 @@ import { CAUSES } from "@/lib/diagnosis/vocabulary.ts";
 import { causeName } from "@/lib/i18n/diagnosis-text.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
-import { RANGE_PRESETS, toDatetimeLocal, type Filters, type RangeKey } from "@/lib/queries/filters.ts";
+import { formatTime } from "@/lib/format/time.ts";
+import { RANGE_PRESETS, type Filters, type RangeKey } from "@/lib/queries/filters.ts";
 
 /**
  * The filters as a plain GET form: they land in the URL (shareable, back-button friendly) and work without
@@ -30,6 +31,17 @@ export function FilterBar({
   byCause?: boolean;
 }) {
   const ranges: RangeKey[] = [...(Object.keys(RANGE_PRESETS) as RangeKey[]), "custom"];
+  // Text, not datetime-local: Chromium draws that in its own language, order and clock ("12/07/2026, 09:30 PM" on
+  // a Chinese page), unlike every other time on the page.
+  const timeInput = {
+    type: "text",
+    pattern: "\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}",
+    placeholder: t.filters.timeFormat,
+    title: t.filters.timeFormat,
+    spellCheck: false,
+    autoComplete: "off",
+    size: 16,
+  } as const;
   return (
     <form className="filters" method="get" action={action} aria-label={t.filters.legend}>
       <div className="field">
@@ -44,11 +56,11 @@ export function FilterBar({
       </div>
       <div className="field">
         <label htmlFor="f-from">{t.filters.from}</label>
-        <input id="f-from" name="from" type="datetime-local" defaultValue={toDatetimeLocal(f.from)} />
+        <input id="f-from" name="from" {...timeInput} defaultValue={formatTime(f.from, { precision: "min" })} />
       </div>
       <div className="field">
         <label htmlFor="f-to">{t.filters.to}</label>
-        <input id="f-to" name="to" type="datetime-local" defaultValue={toDatetimeLocal(f.to)} />
+        <input id="f-to" name="to" {...timeInput} defaultValue={formatTime(f.to, { precision: "min" })} />
       </div>
       {fixedGroup ? null : (
         <div className="field">

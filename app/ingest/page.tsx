@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
 import { getStore } from "@/lib/store/index.ts";
-import { sourceFile, unrecognisedLines } from "@/lib/views/unrecognised.ts";
+import { sourceFile, unrecognisedLines, type UnrecognisedSourceRow } from "@/lib/views/unrecognised.ts";
 
 export const dynamic = "force-dynamic";
+
+type Shape = UnrecognisedSourceRow["shapes"][number];
 
 type Props = { searchParams: Promise<{ lang?: string | string[] }> };
 
@@ -18,6 +21,13 @@ export default async function IngestPage({ searchParams }: Props) {
   const { driver } = await getStore();
   const { total, sources } = await unrecognisedLines(driver);
   const fmt = (n: number) => n.toLocaleString(locale);
+  // A shape is a whole log line with its values masked: it wraps between words rather than widen the card.
+  const columns: Column<Shape>[] = [
+    { id: "shape", header: t.ingest.shape, wrap: "text", cell: (shape) => <code className="shape">{shape.shape}</code> },
+    { id: "anchor", header: t.ingest.anchor, cell: (shape) => shape.anchor },
+    { id: "lines", header: t.ingest.lines, num: true, cell: (shape) => fmt(shape.count) },
+    { id: "lastSeen", header: t.ingest.lastSeen, mono: true, wrap: "text", cell: (shape) => formatTime(shape.lastSeen, { precision: "s" }) },
+  ];
   return (
     <>
       <h1>{t.ingest.title}</h1>
@@ -46,32 +56,7 @@ export default async function IngestPage({ searchParams }: Props) {
                     </>
                   )}
                 </dl>
-                <div className="table-wrap">
-                  <table className="data">
-                    <thead>
-                      <tr>
-                        <th scope="col">{t.ingest.shape}</th>
-                        <th scope="col">{t.ingest.anchor}</th>
-                        <th scope="col" className="num">
-                          {t.ingest.lines}
-                        </th>
-                        <th scope="col">{t.ingest.lastSeen}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {s.shapes.map((shape) => (
-                        <tr key={shape.shape}>
-                          <td>
-                            <code className="shape">{shape.shape}</code>
-                          </td>
-                          <td>{shape.anchor}</td>
-                          <td className="num">{fmt(shape.count)}</td>
-                          <td>{formatTime(shape.lastSeen, { precision: "s" })}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable columns={columns} rows={s.shapes} rowKey={(shape) => shape.shape} testId="unrecognised-shapes" />
                 <p className="muted">
                   {file === null ? t.ingest.explainHttp : t.ingest.explain}{" "}
                   <code>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { FilterBar } from "@/components/FilterBar.tsx";
 import { formatTime } from "@/lib/format/time.ts";
 import { requestText } from "@/lib/i18n/request.ts";
@@ -35,6 +36,14 @@ export default async function LostPage({ searchParams }: Props) {
     return `/lost?${params}`;
   };
   const c = t.lost.cols;
+  // When, which key and how many are what the list is read for; the topics follow from the groups.
+  const columns: Column<(typeof page.items)[number]>[] = [
+    { id: "time", header: c.when, mono: true, wrap: "text", cell: (k) => formatTime(k.lastTs) },
+    { id: "key", data: true, header: c.key, mono: true, cell: (k) => <Link href={`/keys/${encodeURIComponent(k.bizKey)}`}>{k.bizKey}</Link> },
+    { id: "lost", header: c.lost, num: true, cell: (k) => k.lost.toLocaleString(locale) },
+    { id: "groups", data: true, header: c.groups, wrap: "text", cell: (k) => k.groups.join(", ") },
+    { id: "topics", data: true, header: c.topics, wrap: "text", priority: 2, cell: (k) => k.topics.join(", ") },
+  ];
   return (
     <>
       <h1>{t.lost.title}</h1>
@@ -43,34 +52,7 @@ export default async function LostPage({ searchParams }: Props) {
       {page.items.length === 0 ? (
         <p role="status">{t.lost.none}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="data" data-testid="lost">
-            <thead>
-              <tr>
-                <th scope="col">{c.when}</th>
-                <th scope="col">{c.key}</th>
-                <th scope="col" className="num">
-                  {c.lost}
-                </th>
-                <th scope="col">{c.groups}</th>
-                <th scope="col">{c.topics}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map((k) => (
-                <tr key={k.bizKey}>
-                  <td className="mono">{formatTime(k.lastTs)}</td>
-                  <td className="mono">
-                    <Link href={`/keys/${encodeURIComponent(k.bizKey)}`}>{k.bizKey}</Link>
-                  </td>
-                  <td className="num">{k.lost.toLocaleString(locale)}</td>
-                  <td>{k.groups.join(", ")}</td>
-                  <td>{k.topics.join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={columns} rows={page.items} rowKey={(k) => k.bizKey} more={t.table.more} testId="lost" />
       )}
       <nav className="pager" aria-label={t.lost.title}>
         {cursor ? <Link href={`/lost${base}`}>{t.duplicates.first}</Link> : null}

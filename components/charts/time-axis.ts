@@ -27,12 +27,15 @@ const dateOnly = (full: boolean): Format => (ts) => new Date(ts).toISOString().s
 
 /**
  * Label formats for a step, shortest first: a format must show the step's unit (seconds for a 30 s step, no time
- * at all for whole days), and the longer ones add the date for when the shorter repeat a label.
+ * at all for whole days), and the longer ones add the date for when the shorter repeat a label. Times alone name
+ * a midnight by its date instead, as a clock on the wall would not: a 24-hour range's "00:00" between "21:00" and
+ * "03:00" left the reader to guess which day the hours after it belong to.
  */
 function formats(step: number): Format[] {
   if (step >= DAY) return [dateOnly(false), dateOnly(true)];
   const precision = step < MINUTE ? "s" : "min";
-  return (["none", "short", "full"] as const).map((date) => (ts: number) => formatTime(ts, { precision, date }));
+  const time: Format = (ts) => (ts % DAY === 0 ? dateOnly(false)(ts) : formatTime(ts, { precision, date: "none" }));
+  return [time, ...(["short", "full"] as const).map((date) => (ts: number) => formatTime(ts, { precision, date }))];
 }
 
 export interface TimeTicks {

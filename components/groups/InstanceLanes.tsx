@@ -4,12 +4,13 @@ import type { InstanceSpan, MembershipChange } from "@/lib/groups/membership.ts"
 import type { RebalanceEpisode } from "@/lib/groups/rebalance-history.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
 import { LaneAxis } from "./LaneAxis.tsx";
+import { DRAWN_LANES, LaneFold, type LaneFoldAll } from "./LaneFold.tsx";
 
 const SYMBOLS: Record<MembershipChange, string> = { joined: "⊕", left: "⊖", vanished: "⚡" };
 const KIND: Record<MembershipChange, string> = { joined: "joined", left: "left", vanished: "vanished" };
 
-/** Lanes drawn at most: a week of deploys and restarts gives hundreds of processes, the latest are what matter. */
-const SHOWN_INSTANCES = 40;
+/** Lanes drawn before the fold: a week of deploys and restarts gives hundreds of processes, the latest matter most. */
+const OPEN_INSTANCES = 10;
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 const utc = (ts: number) => formatTime(ts, { precision: "s", zone: true });
@@ -22,6 +23,7 @@ export function InstanceLanes({
   from,
   to,
   t,
+  all,
 }: {
   spans: InstanceSpan[];
   episodes: RebalanceEpisode[];
@@ -30,29 +32,37 @@ export function InstanceLanes({
   from: number;
   to: number;
   t: Dictionary;
+  all: LaneFoldAll;
 }) {
   const scale = timeScale(from, to, 0.01);
-  const latest = new Set([...spans].sort((a, b) => b.last - a.last).slice(0, SHOWN_INSTANCES));
-  const shown = spans.filter((s) => latest.has(s));
+  // The latest first: the open ones, then those the fold draws, then the rest; each in the spans' order.
+  const byLast = [...spans].sort((a, b) => b.last - a.last);
+  const rank = new Map(byLast.map((s, i) => [s, i < OPEN_INSTANCES ? 0 : i < DRAWN_LANES ? 1 : 2]));
+  const ordered = [0, 1, 2].flatMap((tier) => spans.filter((s) => rank.get(s) === tier));
   return (
     <div className="timeline groups-lanes" data-testid="instances">
       <div className="tl-inner">
-        {shown.map((s) => (
-          <div key={s.instance} className="tl-lane" data-instance={s.instance}>
-            <div className="tl-label mono">{s.instance}</div>
-            <div className="tl-track">
-              <span className="tl-span" style={{ left: pct(scale.position(s.first)), width: pct(Math.max(scale.position(s.last) - scale.position(s.first), 0.004)) }} title={`${s.instance}: ${utc(s.first)} – ${utc(s.last)}`} />
-              {s.changes.map((c) => {
-                const text = `${t.groups.instanceStates[c.change]} · ${utc(c.ts)}`;
-                return (
-                  <span key={c.eventId} className={`tl-mark k-${KIND[c.change]}`} style={{ left: pct(scale.position(c.ts)) }} title={text} role="img" aria-label={text} tabIndex={0}>
-                    <span aria-hidden="true">{SYMBOLS[c.change]}</span>
-                  </span>
-                );
-              })}
+        <LaneFold
+          open={OPEN_INSTANCES}
+          summary={t.groups.moreInstances}
+          all={{ ...all, text: t.groups.allInstances }}
+          lanes={ordered.map((s) => (
+            <div key={s.instance} className="tl-lane" data-instance={s.instance}>
+              <div className="tl-label mono">{s.instance}</div>
+              <div className="tl-track">
+                <span className="tl-span" style={{ left: pct(scale.position(s.first)), width: pct(Math.max(scale.position(s.last) - scale.position(s.first), 0.004)) }} title={`${s.instance}: ${utc(s.first)} – ${utc(s.last)}`} />
+                {s.changes.map((c) => {
+                  const text = `${t.groups.instanceStates[c.change]} · ${utc(c.ts)}`;
+                  return (
+                    <span key={c.eventId} className={`tl-mark k-${KIND[c.change]}`} style={{ left: pct(scale.position(c.ts)) }} title={text} role="img" aria-label={text} tabIndex={0}>
+                      <span aria-hidden="true">{SYMBOLS[c.change]}</span>
+                    </span>
+                  );
+                })}
+              </div>
             </div>
-          </div>
-        ))}
+          ))}
+        />
         <div className="tl-lane" data-lane="rebalances">
           <div className="tl-label muted">{t.groups.rebalances}</div>
           <div className="tl-track">
@@ -68,7 +78,6 @@ export function InstanceLanes({
         </div>
         <LaneAxis scale={scale} from={from} to={to} />
       </div>
-      {spans.length > shown.length ? <p className="muted note">{t.groups.olderInstances(spans.length - shown.length)}</p> : null}
       <ul className="tl-legend" aria-label={t.timeline.legend}>
         {(Object.keys(SYMBOLS) as MembershipChange[]).map((c) => (
           <li key={c}>

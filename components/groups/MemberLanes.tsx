@@ -4,9 +4,10 @@ import type { MemberConnection, MemberLane } from "@/lib/groups/member-lanes.ts"
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { timeScale } from "@/lib/timeline/scale.ts";
 import { LaneAxis } from "./LaneAxis.tsx";
+import { LaneFold, type LaneFoldAll } from "./LaneFold.tsx";
 
-/** Lanes drawn at most: members with a collision come first, then the oldest connections. */
-const SHOWN_MEMBERS = 40;
+/** Lanes drawn before the fold: members with a collision come first, then the oldest connections. */
+const OPEN_MEMBERS = 8;
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 const utc = (ts: number) => formatTime(ts, { precision: "s", zone: true });
@@ -25,46 +26,49 @@ function connectionText(c: MemberConnection, t: Dictionary): string {
 }
 
 /** A group's members over the chosen range (group_members): one lane per member, one bar per connection. */
-export function MemberLanes({ lanes, from, to, t }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary }) {
+export function MemberLanes({ lanes, from, to, t, all }: { lanes: MemberLane[]; from: number; to: number; t: Dictionary; all: LaneFoldAll }) {
   const scale = timeScale(from, to, 0.01);
-  const shown = lanes.slice(0, SHOWN_MEMBERS);
   return (
     <div className="timeline groups-lanes" data-testid="members">
       <div className="tl-inner">
-        {shown.map((lane) => (
-          <div key={lane.member} className={`tl-lane${lane.collision ? " member-collision" : ""}`} data-member={lane.member} data-collision={lane.collision || undefined}>
-            <div className="tl-label mono" title={lane.member}>
-              {lane.member}
-              {lane.model !== null ? <span className="muted"> · {t.groups.memberModel(lane.model)}</span> : null}
-              {lane.collision ? (
-                <span className="member-flag" role="img" aria-label={t.groups.memberCollision} title={t.groups.memberCollision}>
-                  {" "}⚠ {t.groups.memberCollision}
-                </span>
-              ) : null}
+        <LaneFold
+          open={OPEN_MEMBERS}
+          summary={t.groups.moreMembers}
+          all={{ ...all, text: t.groups.allMembers }}
+          lanes={lanes.map((lane) => (
+            <div key={lane.member} className={`tl-lane${lane.collision ? " member-collision" : ""}`} data-member={lane.member} data-collision={lane.collision || undefined}>
+              <div className="tl-label mono" title={lane.member}>
+                {lane.member}
+                {lane.model !== null ? <span className="muted"> · {t.groups.memberModel(lane.model)}</span> : null}
+                {lane.collision ? (
+                  <span className="member-flag" role="img" aria-label={t.groups.memberCollision} title={t.groups.memberCollision}>
+                    {" "}⚠ {t.groups.memberCollision}
+                  </span>
+                ) : null}
+              </div>
+              <div className="tl-track">
+                {lane.connections.map((c, i) => {
+                  const start = Math.max(c.since ?? from, from);
+                  const end = Math.min(c.until ?? to, to);
+                  const text = connectionText(c, t);
+                  return (
+                    <span
+                      key={i}
+                      className={`tl-span member-connection${c.collides ? " collides" : ""}${c.until === null ? " open" : ""}`}
+                      style={{ left: pct(scale.position(start)), width: pct(Math.max(scale.position(end) - scale.position(start), 0.004)), ...stacked(i, lane.connections.length) }}
+                      title={text}
+                      role="img"
+                      aria-label={text}
+                      tabIndex={0}
+                    />
+                  );
+                })}
+              </div>
             </div>
-            <div className="tl-track">
-              {lane.connections.map((c, i) => {
-                const start = Math.max(c.since ?? from, from);
-                const end = Math.min(c.until ?? to, to);
-                const text = connectionText(c, t);
-                return (
-                  <span
-                    key={i}
-                    className={`tl-span member-connection${c.collides ? " collides" : ""}${c.until === null ? " open" : ""}`}
-                    style={{ left: pct(scale.position(start)), width: pct(Math.max(scale.position(end) - scale.position(start), 0.004)), ...stacked(i, lane.connections.length) }}
-                    title={text}
-                    role="img"
-                    aria-label={text}
-                    tabIndex={0}
-                  />
-                );
-              })}
-            </div>
-          </div>
-        ))}
+          ))}
+        />
         <LaneAxis scale={scale} from={from} to={to} />
       </div>
-      {lanes.length > shown.length ? <p className="muted note">{t.groups.olderInstances(lanes.length - shown.length)}</p> : null}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { GapChart } from "@/components/charts/GapChart.tsx";
 import { OutcomeChart } from "@/components/charts/OutcomeChart.tsx";
 import { CAUSE_COLORS, OUTCOME_COLORS } from "@/components/charts/palette.ts";
 import { RateChart } from "@/components/charts/RateChart.tsx";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { Widget } from "@/components/Widget.tsx";
 import { causeName, defectName, outcomeName } from "@/lib/i18n/diagnosis-text.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
@@ -130,37 +131,23 @@ export async function GapWidget({ f, locale }: Props) {
 /** Rows the widget charts and lists before folding the rest away. */
 const SHOWN_RANKS = 8;
 
-function RankTable({ rows, by, caption, t, locale }: { rows: readonly RateRow[]; by: "group" | "topic"; caption?: string; t: Dictionary; locale: Locale }) {
+function RankTable({ rows, by, label, testId, t, locale }: { rows: readonly RateRow[]; by: "group" | "topic"; label?: string; testId: string; t: Dictionary; locale: Locale }) {
   const o = t.overview;
-  return (
-    <table className="data compact">
-      {caption ? <caption className="visually-hidden">{caption}</caption> : null}
-      <thead>
-        <tr>
-          <th scope="col">{by === "group" ? t.filters.group : t.filters.topic}</th>
-          <th scope="col" className="num">
-            {o.rankCols.duplicates}
-          </th>
-          <th scope="col" className="num">
-            {o.rankCols.keys}
-          </th>
-          <th scope="col" className="num">
-            {o.rankCols.rate}
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.name} data-rank-name={r.name}>
-            <td className="mono">{by === "group" ? <Link href={`/groups/${encodeURIComponent(r.name)}`}>{r.name}</Link> : r.name}</td>
-            <td className="num">{fmt(r.duplicates, locale)}</td>
-            <td className="num">{o.keysOf(fmt(r.keysWithDuplicates, locale), fmt(r.keys, locale))}</td>
-            <td className="num">{(r.rate * 100).toFixed(1)}%</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const columns: Column<RateRow>[] = [
+    {
+      id: by,
+      data: true,
+      header: by === "group" ? t.filters.group : t.filters.topic,
+      mono: true,
+      wrap: "id",
+      cell: (r) => (by === "group" ? <Link href={`/groups/${encodeURIComponent(r.name)}`}>{r.name}</Link> : r.name),
+    },
+    { id: "duplicates", header: o.rankCols.duplicates, num: true, cell: (r) => fmt(r.duplicates, locale) },
+    // Its header ("keys consumed twice / delivered") wraps rather than widen a widget half a 1024-wide window across.
+    { id: "keys", header: o.rankCols.keys, num: true, wrap: "text", cell: (r) => o.keysOf(fmt(r.keysWithDuplicates, locale), fmt(r.keys, locale)) },
+    { id: "rate", header: o.rankCols.rate, num: true, cell: (r) => `${(r.rate * 100).toFixed(1)}%` },
+  ];
+  return <DataTable columns={columns} rows={rows} rowKey={(r) => r.name} rowAttributes={(r) => ({ "data-rank-name": r.name })} label={label} testId={testId} compact />;
 }
 
 export async function RateWidget({ f, locale, by, order }: Props & { by: "group" | "topic"; order: RankOrder }) {
@@ -202,11 +189,11 @@ export async function RateWidget({ f, locale, by, order }: Props & { by: "group"
             ))}
           </nav>
           <RateChart bars={bars} unit={order === "rate" ? "%" : ""} valueLabel={t.rankOrders[order]} moreText={t.tooltipMore} />
-          <RankTable rows={shown} by={by} t={d} locale={locale} />
+          <RankTable rows={shown} by={by} testId={id} t={d} locale={locale} />
           {rest.length > 0 ? (
             <details className="rank-rest">
               <summary>{t.moreRanked(rest.length, by)}</summary>
-              <RankTable rows={rest} by={by} caption={t.moreRanked(rest.length, by)} t={d} locale={locale} />
+              <RankTable rows={rest} by={by} label={t.moreRanked(rest.length, by)} testId={`${id}-rest`} t={d} locale={locale} />
             </details>
           ) : null}
         </>
@@ -218,42 +205,32 @@ export async function RateWidget({ f, locale, by, order }: Props & { by: "group"
 export async function LeaksWidget({ f, locale }: Props) {
   const d = dictionary(locale);
   const latest = await leaks(await driver(), f);
+  const c = d.duplicates.cols;
+  // The duplicates list's columns a leak is read from; its msgId and instances are a click away on the key page.
+  const columns: Column<(typeof latest)[number]>[] = [
+    { id: "time", header: c.when, mono: true, wrap: "text", cell: (l) => formatTime(l.at, { precision: "s" }) },
+    { id: "key", data: true, header: c.key, mono: true, cell: (l) => <Link href={`/keys/${encodeURIComponent(l.bizKey)}`}>{l.bizKey}</Link> },
+    { id: "group", data: true, header: c.group, cell: (l) => l.group },
+    {
+      id: "cause",
+      header: c.cause,
+      wrap: "text",
+      cell: (l) => (
+        <>
+          <span className="swatch" style={{ background: CAUSE_COLORS[l.cause as Cause] ?? CAUSE_COLORS.unknown }} aria-hidden="true" />
+          {causeName(l.cause as Cause, locale)}
+        </>
+      ),
+    },
+    { id: "outcome", header: c.outcome, wrap: "text", cell: (l) => (l.defect ? defectName(l.defect as Defect, locale) : outcomeName("leaked", locale)) },
+    { id: "gap", header: c.gap, num: true, cell: (l) => formatDuration(l.gapMs, locale) },
+  ];
   return (
     <Widget id="leaks" title={d.overview.latestLeaks} note={d.overview.latestLeaksNote} wide>
       {latest.length === 0 ? (
         <p className="muted">{d.overview.noLeaks}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">{d.duplicates.cols.when}</th>
-                <th scope="col">{d.duplicates.cols.key}</th>
-                <th scope="col">{d.duplicates.cols.group}</th>
-                <th scope="col">{d.duplicates.cols.cause}</th>
-                <th scope="col">{d.duplicates.cols.outcome}</th>
-                <th scope="col">{d.duplicates.cols.gap}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {latest.map((l) => (
-                <tr key={`${l.bizKey}-${l.at}`}>
-                  <td className="mono">{formatTime(l.at, { precision: "s" })}</td>
-                  <td className="mono">
-                    <Link href={`/keys/${encodeURIComponent(l.bizKey)}`}>{l.bizKey}</Link>
-                  </td>
-                  <td>{l.group}</td>
-                  <td>
-                    <span className="swatch" style={{ background: CAUSE_COLORS[l.cause as Cause] ?? CAUSE_COLORS.unknown }} aria-hidden="true" />
-                    {causeName(l.cause as Cause, locale)}
-                  </td>
-                  <td>{l.defect ? defectName(l.defect as Defect, locale) : outcomeName("leaked", locale)}</td>
-                  <td>{formatDuration(l.gapMs, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={columns} rows={latest} rowKey={(l) => `${l.bizKey}-${l.at}`} testId="leaks" />
       )}
     </Widget>
   );

@@ -5,6 +5,7 @@ import type { Locale } from "@/lib/i18n/locale.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { focusScale } from "@/lib/timeline/scale.ts";
 import type { ConsumeSpan, Lane, Mark, MarkKind, Timeline as TimelineData } from "@/lib/timeline/to-lanes.ts";
+import { placeAxisLabels } from "./axis-labels.ts";
 import { laneName } from "./lane-name.ts";
 
 /**
@@ -72,6 +73,10 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
       .filter(Boolean)
       .join(" · ");
   const gapLines = [...new Set(data.gaps.flatMap((g) => [g.from, g.to]))];
+  const axisLabels = placeAxisLabels(
+    scale.ticks(6).map((tick) => ({ text: `+${formatDuration(tick.offsetMs, locale)}`, position: tick.position, burst: tick.burst })),
+    scale.breaks.map((b) => b.position),
+  );
   return (
     <div className="timeline" data-testid="timeline">
       <div className="tl-inner">
@@ -146,12 +151,12 @@ export function Timeline({ data, t, locale }: { data: TimelineData; t: Dictionar
             </div>
           );
         })}
-        <div className="tl-axis" aria-hidden="true">
+        <div className={`tl-axis${axisLabels.some((l) => l.row === 1) ? " two-rows" : ""}`} aria-hidden="true">
           <div className="tl-label muted mono">{utc(data.start)}</div>
           <div className="tl-track">
-            {scale.ticks(6).map((tick) => (
-              <span key={tick.offsetMs} className="tl-tick" style={{ left: pct(tick.position) }}>
-                +{formatDuration(tick.offsetMs, locale)}
+            {axisLabels.map((label) => (
+              <span key={label.position} className={`tl-tick ${label.anchor}${label.row === 1 ? " row2" : ""}`} style={{ left: pct(label.position) }}>
+                {label.text}
               </span>
             ))}
             {scale.breaks.map((b) => (

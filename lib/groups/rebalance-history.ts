@@ -60,8 +60,8 @@ export function rebalanceHistory(events: readonly NormalizedEvent[]): RebalanceE
   });
 }
 
-/** Episodes a page of the history lists. */
-export const HISTORY_PAGE_SIZE = 20;
+/** Episodes a page of the history lists: ten one-line summaries keep the group page to a few screens. */
+export const HISTORY_PAGE_SIZE = 10;
 
 export interface HistoryPage {
   /** This page's episodes, newest first. */

@@ -47,11 +47,14 @@ export function atKeptResolution<F extends Filters>(f: F, rawEventsFrom: number 
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || null;
 
-/** Epoch ms, or a `datetime-local` value (`2026-11-30T12:00`), read as UTC like every time the UI shows. */
+/**
+ * Epoch ms, or a date and time as the filter bar writes it (`2026-11-30 12:00`) or as a URL carries it
+ * (`2026-11-30T12:00`), read as UTC like every time the UI shows.
+ */
 export function parseTime(value: string | null): number | null {
   if (value === null) return null;
   if (/^\d{10,}$/.test(value)) return Number(value);
-  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value) ? `${value}Z` : value;
+  const iso = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value) ? `${value.replace(" ", "T")}Z` : value;
   const ts = Date.parse(iso);
   return Number.isNaN(ts) ? null : ts;
 }

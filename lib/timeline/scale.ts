@@ -12,6 +12,8 @@ export interface Tick {
   /** Offset from the timeline's start, in ms. */
   offsetMs: number;
   position: number;
+  /** Where a burst after a break begins (focusScale), rather than a round offset. */
+  burst?: boolean;
 }
 
 export interface Break {
@@ -136,7 +138,7 @@ export function focusScale(times: readonly number[]): TimeScale {
       const room = Math.max(1, Math.round((maxTicks * (first.x1 - first.x0)) / usable));
       return [
         ...roundTicks(start, first.shownFrom, first.shownTo, tickStep(first.shownTo - first.shownFrom, room), position),
-        ...bursts.slice(1).map((b) => ({ offsetMs: b.from - start, position: position(b.from) })),
+        ...bursts.slice(1).map((b) => ({ offsetMs: b.from - start, position: position(b.from), burst: true })),
       ];
     },
     breaks: bursts.slice(1).map((b, i) => ({ position: (bursts[i]!.x1 + b.x0) / 2, skippedMs: b.from - bursts[i]!.to })),

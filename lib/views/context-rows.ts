@@ -1,4 +1,5 @@
 import type { NormalizedEvent } from "../events/model.ts";
+import { CONTEXT_AFTER_MS, CONTEXT_BEFORE_MS } from "../diagnosis/scope.ts";
 
 /**
  * Which context events the key page and the key API list. A key inside a rebalance storm has thousands of lines
@@ -39,4 +40,25 @@ export function contextRows(context: readonly NormalizedEvent[], own: readonly N
     .map((x) => x.e);
   const keep = new Set([...citedRows, ...nearest]);
   return { shown: context.filter((e) => keep.has(e)), total: context.length };
+}
+
+/** A context line placed against the key: one of the key's own events and how far the line is from it (negative: before). */
+export interface ContextAnchor {
+  event: NormalizedEvent;
+  offsetMs: number;
+}
+
+/**
+ * The key's event a context line was read around: of those whose window (scope.ts) holds it, the nearest. A key's
+ * events can lie hours apart, and so can its context; against the verdict alone a line looks hours away, against
+ * the event it was read for it is minutes away, as the page's caption says. Undefined for a line in no window.
+ */
+export function contextAnchor(ts: number, own: readonly NormalizedEvent[]): ContextAnchor | undefined {
+  let best: ContextAnchor | undefined;
+  for (const event of own) {
+    const offsetMs = ts - event.ts;
+    if (offsetMs < -CONTEXT_BEFORE_MS || offsetMs > CONTEXT_AFTER_MS) continue;
+    if (!best || Math.abs(offsetMs) < Math.abs(best.offsetMs)) best = { event, offsetMs };
+  }
+  return best;
 }

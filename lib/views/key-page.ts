@@ -22,6 +22,20 @@ export async function keyPage(
     report,
     timeline: toLanes({ ...report, cited: [...cited] }),
     context: contextRows(report.context, report.events, cited),
-    contextWindows: contextScope(report.events)?.windows ?? [],
+    contextWindows: shownWindows(contextScope(report.events)?.windows ?? []),
   };
+}
+
+/**
+ * The windows as the page names them, to the second: two that a key's events put less than a second apart would
+ * read as one stretch written twice ("11:09:23 – 11:25:04, 11:25:04 – 11:30:04"), so they are named as one.
+ */
+export function shownWindows(windows: readonly ContextWindow[]): ContextWindow[] {
+  const shown: ContextWindow[] = [];
+  for (const w of windows) {
+    const last = shown.at(-1);
+    if (last && w.from - last.to < 1000) last.to = Math.max(last.to, w.to);
+    else shown.push({ ...w });
+  }
+  return shown;
 }

@@ -1,20 +1,16 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { loadDemoDay } from "../../lib/demo/load.ts";
-import { httpSink } from "../../lib/ingest/http-sink.ts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import { englishWordsOf } from "../helpers/page-text.ts";
-import { startServer, type RunningServer } from "../helpers/server.ts";
-import { backends } from "../helpers/stores.ts";
+import { startDemoServer, type DemoServer } from "../helpers/demo-server.ts";
+import type { RunningServer } from "../helpers/server.ts";
 
 /**
  * The pages an engineer opens at 3 a.m., in Chinese: with `?lang=zh-CN`, the key, duplicates, group and alerts pages
  * of a simulated day show no English word outside identifiers and data values (tests/helpers/page-text.ts says which
  * those are). Folded parts are opened first, so what a click shows counts too.
  */
-
-const pglite = backends.find((b) => b.name === "pglite")!;
 
 interface Listed {
   bizKey: string;
@@ -23,20 +19,9 @@ interface Listed {
   layer: string | null;
 }
 
-async function waitForDiagnosis(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let idle = 0;
-  while (idle < 3) {
-    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
-    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
-    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-}
-
 describe("the Chinese pages in Chromium", () => {
+  let demo: DemoServer;
   let server: RunningServer;
-  let dispose: () => Promise<void>;
   let browser: TestBrowser;
   let duplicates: Listed[];
 
@@ -59,12 +44,9 @@ describe("the Chinese pages in Chromium", () => {
   }
 
   before(async () => {
-    const created = await pglite.create();
-    dispose = created.dispose;
-    server = await startServer({ ...created.env, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200", DUPSCOPE_ALERT_INTERVAL_MS: "500" });
-    const demo = await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.3, sink: httpSink(server.url) });
-    assert.equal(demo.rejected, 0);
-    await waitForDiagnosis(server.url);
+    demo = await startDemoServer({ day: { hours: 6, runs: 2, scale: 0.3 }, env: { DUPSCOPE_ALERT_INTERVAL_MS: "500" } });
+    server = demo.server;
+    assert.equal(demo.demo.rejected, 0);
     duplicates = ((await (await fetch(`${server.url}/api/v1/duplicates?limit=500`)).json()) as { items: Listed[] }).items;
     browser = await launchBrowser();
   });
@@ -73,8 +55,7 @@ describe("the Chinese pages in Chromium", () => {
 
   after(async () => {
     await browser?.close();
-    await server?.stop();
-    await dispose?.();
+    await demo?.stop();
   });
 
   it("a key page: a caught and a leaked duplicate, the timeline, evidence, advice and events", async () => {

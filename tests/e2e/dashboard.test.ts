@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { parseProbeConfig } from "../../collectors/business-probe/config.ts";
 import { rowToEvent } from "../../collectors/business-probe/rows.ts";
-import { loadDemoDay, type DemoResult } from "../../lib/demo/load.ts";
+import type { DemoResult } from "../../lib/demo/load.ts";
 import type { KeyReport } from "../../lib/views/key-report.ts";
 import { causeName } from "../../lib/i18n/diagnosis-text.ts";
 import { sameProcess, canonicalInstance } from "../../lib/events/instance.ts";
@@ -12,6 +12,7 @@ import { withRedis } from "../../lib/redis/connect.ts";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
 import { orderStory, T0, toNdjson } from "../helpers/events.ts";
+import { startDemoServer, type DemoServer } from "../helpers/demo-server.ts";
 import { startServer, type RunningServer } from "../helpers/server.ts";
 import { backends } from "../helpers/stores.ts";
 
@@ -34,17 +35,6 @@ const redisUp = await withRedis(REDIS_URL, (r) => r.ping()).then(
   },
 );
 
-async function waitForDiagnosis(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let idle = 0;
-  while (idle < 3) {
-    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
-    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
-    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-}
-
 /** Delivery instances as the timeline names them: a trace's bare host joins the one ip@pid process on that host. */
 function expectedConsumerLanes(report: KeyReport): string[] {
   const names = [...new Set(report.deliveries.map((d) => d.instance ?? "?"))];
@@ -57,18 +47,15 @@ async function problemsOf(browser: TestBrowser, since: number): Promise<string[]
 }
 
 describe("dashboard in Chromium", () => {
+  let demoServer: DemoServer;
   let server: RunningServer;
-  let dispose: () => Promise<void>;
   let browser: TestBrowser;
   let demo: DemoResult;
 
   before(async () => {
-    const created = await pglite.create();
-    dispose = created.dispose;
     const markers: Record<string, string> = redisUp ? { DEDUP_REDIS_URL: REDIS_URL, DEDUP_REDIS_KEY_PATTERN: `${MARKERS}:{group}:{bizKey}` } : {};
-    server = await startServer({ ...created.env, ...markers, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
-    demo = await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.5, sink: httpSink(server.url) });
-    await waitForDiagnosis(server.url);
+    demoServer = await startDemoServer({ day: { hours: 6, runs: 2, scale: 0.5 }, env: markers });
+    ({ server, demo } = demoServer);
     browser = await launchBrowser();
   });
 
@@ -76,8 +63,7 @@ describe("dashboard in Chromium", () => {
 
   after(async () => {
     await browser?.close();
-    await server?.stop();
-    await dispose?.();
+    await demoServer?.stop();
     if (redisUp) {
       await withRedis(REDIS_URL, async (r) => {
         const keys = await r.keys(`${MARKERS}:*`);

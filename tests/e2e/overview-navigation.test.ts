@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { loadDemoDay } from "../../lib/demo/load.ts";
+import { HISTORY_PAGE_SIZE } from "../../lib/groups/rebalance-history.ts";
 import { dictionary } from "../../lib/i18n/dictionary.ts";
 import { outcomeName } from "../../lib/i18n/diagnosis-text.ts";
 import { LOCALE_COOKIE, type Locale } from "../../lib/i18n/locale.ts";
-import { httpSink } from "../../lib/ingest/http-sink.ts";
 import { assertAccessible } from "../helpers/axe.ts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.ts";
-import { startServer, type RunningServer } from "../helpers/server.ts";
-import { backends } from "../helpers/stores.ts";
+import { startDemoServer, type DemoServer } from "../helpers/demo-server.ts";
+import type { RunningServer } from "../helpers/server.ts";
 
 /**
  * From the overview to the detail at 3 a.m. (issue 48), in Chromium, in English and in Chinese, 1440 and 1024 px
@@ -18,33 +17,30 @@ import { backends } from "../helpers/stores.ts";
  * start with it, and a group's whole rebalance history is reachable page by page.
  */
 
-const pglite = backends.find((b) => b.name === "pglite")!;
 const WIDTHS = [1440, 1024];
 const LOCALES: Locale[] = ["en", "zh-CN"];
 
-async function waitForDiagnosis(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  let idle = 0;
-  while (idle < 3) {
-    if (Date.now() > deadline) throw new Error("the diagnosis worker did not catch up within 2 minutes");
-    const status = (await (await fetch(`${url}/api/v1/demo`)).json()) as { diagnosisQueue: number };
-    idle = status.diagnosisQueue === 0 ? idle + 1 : 0;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-}
+/**
+ * The tallest group page's height at 1440 wide, at most: about four screens. The demo day's busiest group
+ * (cg_order_paid) was 7,479 px with every process and member drawn and 20 episodes a page; folded, it is ~3,900.
+ */
+const GROUP_PAGE_MAX_PX = 4000;
 
-/** A group that rebalanced every minute: more episodes than one page of its history lists. */
+/**
+ * A group that rebalanced every minute, each time to a restarted process: more episodes than one page of its
+ * history lists, and more processes than a page draws.
+ */
 const STORM = "cg_storm";
 const STORM_EPISODES = 45;
 
-/** The storm as normalized events: each episode moves a queue from one instance to the other, every fifth only logs a result. */
+/** The storm as normalized events: each episode moves a queue from one process to the next, every fifth only logs a result. */
 function stormEvents(start: number): string {
   const line = (ts: number, action: string, instance: string, queue: string | null) =>
     JSON.stringify({ kind: "rebalance", ts, broker: "rocketmq", topic: "STORM", group: STORM, queue, instance, source: "storm.log", detail: { action } });
   const lines: string[] = [];
   for (let i = 0; i < STORM_EPISODES; i++) {
     const at = start + i * 60_000;
-    const [from, to] = i % 2 === 0 ? ["10.0.7.1@101", "10.0.7.2@202"] : ["10.0.7.2@202", "10.0.7.1@101"];
+    const [from, to] = [`10.0.7.${1 + (i % 2)}@${1000 + i}`, `10.0.7.${1 + ((i + 1) % 2)}@${1001 + i}`];
     if (i % 5 === 4) lines.push(line(at, "result", from, null));
     else lines.push(line(at, "remove", from, `broker-a:${i % 4}`), line(at + 400, "add", to, `broker-a:${i % 4}`));
   }
@@ -57,27 +53,23 @@ const number = (text: string) => Number(text.replace(/[^\d]/g, ""));
 const loaded = (page: Page) => page.waitForFunction(() => !/Loading…|加载中…/.test(document.querySelector("main")?.textContent ?? ""));
 
 describe("from the overview to the detail, in Chromium", () => {
+  let demo: DemoServer;
   let server: RunningServer;
   let browser: TestBrowser;
-  let dispose: () => Promise<void>;
   /** A group with leaks, for filters the overview and the list must share. */
   let leakyGroup: string;
   /** A key with a duplicate, whose first characters make a partial key. */
   let someKey: string;
 
-  async function storm(start: number): Promise<void> {
-    const response = await fetch(`${server.url}/api/v1/events`, { method: "POST", body: stormEvents(start), headers: { "content-type": "application/x-ndjson" } });
+  async function storm(url: string, start: number): Promise<void> {
+    const response = await fetch(`${url}/api/v1/events`, { method: "POST", body: stormEvents(start), headers: { "content-type": "application/x-ndjson" } });
     const body = (await response.json()) as { rejected: unknown[] };
     assert.deepEqual([response.status, body.rejected], [200, []]);
   }
 
   before(async () => {
-    const created = await pglite.create();
-    dispose = created.dispose;
-    server = await startServer({ ...created.env, DUPSCOPE_DIAGNOSIS_INTERVAL_MS: "200" });
-    await loadDemoDay({ now: Date.now(), hours: 6, runs: 2, scale: 0.5, sink: httpSink(server.url) });
-    await storm(Date.now() - 3 * 3_600_000);
-    await waitForDiagnosis(server.url);
+    demo = await startDemoServer({ day: { hours: 6, runs: 2, scale: 0.5 }, afterLoad: (url) => storm(url, Date.now() - 3 * 3_600_000) });
+    server = demo.server;
     const leaks = (await (await fetch(`${server.url}/api/v1/duplicates?outcome=leaked&limit=500`)).json()) as { items: { group: string | null; bizKey: string }[] };
     const perGroup = new Map<string, number>();
     for (const l of leaks.items) if (l.group) perGroup.set(l.group, (perGroup.get(l.group) ?? 0) + 1);
@@ -88,8 +80,7 @@ describe("from the overview to the detail, in Chromium", () => {
   afterEach(() => browser?.closePages());
   after(async () => {
     await browser?.close();
-    await server?.stop();
-    await dispose?.();
+    await demo?.stop();
   });
 
   /** What went wrong on pages since `since`, less Chromium's console line for each 404 a test asked for. */
@@ -235,8 +226,8 @@ describe("from the overview to the detail, in Chromium", () => {
           await Promise.all([page.waitForURL(new RegExp(`history=${pages + 1}`)), older.click()]);
           await loaded(page);
         }
-        assert.deepEqual([pages, seen.size], [3, STORM_EPISODES], "every episode was listed once");
-        const first = (pages - 1) * 20 + 1;
+        assert.deepEqual([pages, seen.size], [Math.ceil(STORM_EPISODES / HISTORY_PAGE_SIZE), STORM_EPISODES], "every episode was listed once");
+        const first = (pages - 1) * HISTORY_PAGE_SIZE + 1;
         assert.equal(await page.locator("p.note", { hasText: `${first}–` }).first().innerText(), d.groups.historyPage(first, seen.size, seen.size), "the last page says which of how many");
         const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
         assert.ok(summaries.some((t) => t.includes(d.groups.episodeMoves(0, 1))), "an episode without moves says so");
@@ -245,6 +236,64 @@ describe("from the overview to the detail, in Chromium", () => {
         await assertAccessible(page, `a group's older rebalances (${label})`);
         assert.deepEqual(problemsSince(since), []);
       });
+
+      if (width === 1440) {
+        it(`the tallest group page is a few screens long, each long section folded behind a disclosure that opens (${label})`, async () => {
+          const since = browser.problems.length;
+          const page = await open(locale, width);
+          const { groups } = (await (await fetch(`${server.url}/api/v1/findings`)).json()) as { groups: { group: string }[] };
+          const heights = new Map<string, number>();
+          for (const group of new Set([...groups.map((g) => g.group), STORM])) {
+            await page.goto(`${server.url}/groups/${encodeURIComponent(group)}`);
+            await loaded(page);
+            heights.set(group, await page.evaluate(() => document.documentElement.scrollHeight));
+          }
+          const [tallest, height] = [...heights].sort((a, b) => b[1] - a[1])[0]!;
+          assert.ok(height <= GROUP_PAGE_MAX_PX, `${tallest} is ${height} px long at ${width} wide (${[...heights].map(([g, h]) => `${g} ${h}`).join(", ")})`);
+
+          await page.goto(`${server.url}/groups/${encodeURIComponent(tallest)}`);
+          await loaded(page);
+          // Whatever says how many more there are is a disclosure's summary: nothing says "and N more" and stays shut.
+          const counts = await page.locator("main").evaluate((main) => {
+            const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+            const found: { text: string; opens: boolean }[] = [];
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              const text = node.textContent ?? "";
+              if (/\b\d+ (more|earlier)\b|另外 \d+|更早的 \d+|另有 \d+|not drawn|未画出/.test(text)) found.push({ text, opens: node.parentElement?.closest("summary") !== null });
+            }
+            return found;
+          });
+          assert.deepEqual(counts.filter((c) => !c.opens), [], "every count of what is not shown opens it");
+          const folds = page.getByTestId("lane-fold");
+          assert.ok((await folds.count()) > 0, `${tallest} folds some of its lanes`);
+          for (const fold of await folds.all()) {
+            const hidden = fold.locator(".tl-lane");
+            assert.equal(await hidden.first().isVisible(), false);
+            await fold.locator("> summary").click();
+            assert.ok((await hidden.count()) > 0 && (await hidden.first().isVisible()), "the fold opens to its lanes");
+          }
+          const summaries = await page.locator('[data-testid="rebalance-episode"] > details > summary').allInnerTexts();
+          assert.ok(summaries.every((t) => !/· 0 (queues moved|个队列转移)/.test(t)), "never '0 queues moved'");
+          await page.evaluate(() => document.querySelectorAll("main details").forEach((d) => ((d as HTMLDetailsElement).open = true)));
+          const keyLines = await page.locator('[data-testid="group-incident"] .keys-list a').evaluateAll((links) => links.map((a) => (a as HTMLElement).getClientRects().length));
+          assert.ok(keyLines.every((n) => n === 1), "every incident key on one line");
+
+          // The storm's 45 processes are more than a page draws: its fold ends in a link to the page with all, open.
+          await page.goto(`${server.url}/groups/${STORM}?range=6h`);
+          await loaded(page);
+          const instances = page.getByTestId("instances");
+          const drawn = await instances.locator(".tl-lane[data-instance]").count();
+          assert.equal(drawn, 40);
+          await instances.locator("[data-testid=lane-fold] > summary").click();
+          await Promise.all([page.waitForURL(/lanes=all/), instances.locator(".lane-all a").click()]);
+          await loaded(page);
+          const processes = new Set(stormEvents(0).split("\n").map((l) => (JSON.parse(l) as { instance: string }).instance)).size;
+          assert.equal(await instances.locator(".tl-lane[data-instance]").count(), processes, "every process drawn");
+          assert.equal(await instances.locator("[data-testid=lane-fold]").getAttribute("open"), "", "its fold open");
+          assert.equal(await page.locator(".lane-all").count(), 0);
+          assert.deepEqual(problemsSince(since), []);
+        });
+      }
     }
   }
 });

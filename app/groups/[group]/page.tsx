@@ -46,6 +46,13 @@ export default async function GroupPage({ params, searchParams }: Props) {
     if (page > 1) params.set("history", String(page));
     return `/groups/${encodeURIComponent(group)}${params.size > 0 ? `?${params}` : ""}#${anchor}`;
   };
+  const allLanes = (Array.isArray(sp.lanes) ? sp.lanes[0] : sp.lanes) === "all";
+  const lanesHref = (anchor: string) => {
+    const params = new URLSearchParams(filterQuery(f, { group: null }).slice(1));
+    if (history.page > 1) params.set("history", String(history.page));
+    params.set("lanes", "all");
+    return `/groups/${encodeURIComponent(group)}?${params}#${anchor}`;
+  };
   // The same page's anchor when the episode is listed on it, so following a mark does not reload the page.
   const episodeHref = (start: number) => {
     const page = pageOfEpisode(episodes, start);
@@ -68,12 +75,16 @@ export default async function GroupPage({ params, searchParams }: Props) {
         {activityCut ? (
           <p className="muted note">{t.groups.activityCut(ACTIVITY_LIMIT, formatTime(activityCut.firstTs, { precision: "s" }))}</p>
         ) : null}
-        {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : <InstanceLanes spans={spans} episodes={episodes} episodeHref={episodeHref} from={f.from} to={f.to} t={t} />}
+        {spans.length === 0 ? <p className="muted">{t.groups.noInstances}</p> : (
+          <InstanceLanes spans={spans} episodes={episodes} episodeHref={episodeHref} from={f.from} to={f.to} t={t} all={{ href: lanesHref("instances-title"), drawn: allLanes }} />
+        )}
       </section>
       <section aria-labelledby="members-title">
         <h2 id="members-title">{t.groups.members}</h2>
         <p className="muted note">{t.groups.membersNote}</p>
-        {members.length === 0 ? <p className="muted">{t.groups.noMembers}</p> : <MemberLanes lanes={members} from={f.from} to={f.to} t={t} />}
+        {members.length === 0 ? <p className="muted">{t.groups.noMembers}</p> : (
+          <MemberLanes lanes={members} from={f.from} to={f.to} t={t} all={{ href: lanesHref("members-title"), drawn: allLanes }} />
+        )}
       </section>
       <div className="widgets">
         <Suspense fallback={<WidgetSkeleton id="by-cause" title={t.overview.byCause} label={t.states.loading} />}>

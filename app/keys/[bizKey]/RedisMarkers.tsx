@@ -1,6 +1,7 @@
 import { formatDuration } from "@/lib/format/duration.ts";
 import type { Locale } from "@/lib/i18n/locale.ts";
 import { dictionary } from "@/lib/i18n/dictionary.ts";
+import { DataTable, type Column } from "@/components/DataTable.tsx";
 import { Literal } from "@/components/Literal.tsx";
 import { withRedis } from "@/lib/redis/connect.ts";
 import { inspectMarkers, markerConfig, markerKeys, type KeyFacts, type MarkerState } from "@/lib/redis/markers.ts";
@@ -10,6 +11,16 @@ export async function RedisMarkers({ facts, locale }: { facts: KeyFacts; locale:
   const t = dictionary(locale).redis;
   const config = markerConfig();
   let body;
+  // A marker's key holds the group and the bizKey, long and without spaces: it wraps rather than widen the box.
+  const columns: Column<MarkerState>[] = [
+    { id: "key", data: true, header: t.key, mono: true, wrap: "id", title: (s) => s.key, cell: (s) => s.key },
+    { id: "exists", header: t.exists, cell: (s) => (s.exists ? t.exists : t.missing) },
+    {
+      id: "ttl",
+      header: t.ttl,
+      cell: (s) => (!s.exists ? "" : s.ttlMs === null ? <strong className="error-text">{t.noTtl}</strong> : formatDuration(s.ttlMs, locale)),
+    },
+  ];
   if (!config) {
     body = (
       <p className="muted">
@@ -29,26 +40,7 @@ export async function RedisMarkers({ facts, locale }: { facts: KeyFacts; locale:
         {t.unreachable(failure)}
       </p>
     ) : (
-      <div className="table-wrap">
-        <table className="data" data-testid="redis-markers">
-          <thead>
-            <tr>
-              <th scope="col">{t.key}</th>
-              <th scope="col">{t.exists}</th>
-              <th scope="col">{t.ttl}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {states!.map((s) => (
-              <tr key={s.key}>
-                <td className="mono">{s.key}</td>
-                <td>{s.exists ? t.exists : t.missing}</td>
-                <td>{!s.exists ? "" : s.ttlMs === null ? <strong className="error-text">{t.noTtl}</strong> : formatDuration(s.ttlMs, locale)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={columns} rows={states!} rowKey={(s) => s.key} testId="redis-markers" />
     );
   }
   return (

@@ -11,6 +11,7 @@ import { formatTime } from "@/lib/format/time.ts";
 import type { Dictionary } from "@/lib/i18n/dictionary.ts";
 import { verdictHeadline } from "@/lib/i18n/headline.ts";
 import { requestText } from "@/lib/i18n/request.ts";
+import { contextAnchor } from "@/lib/views/context-rows.ts";
 import { keyPage } from "@/lib/views/key-page.ts";
 import { keysWithPrefix } from "@/lib/views/search.ts";
 import { getStore } from "@/lib/store/index.ts";
@@ -224,7 +225,7 @@ export default async function KeyPage({ params, searchParams }: Props) {
       </Suspense>
       <h2>{t.key.events}</h2>
       <p className="muted">{t.key.eventsCount(report.events.length)}</p>
-      <EventTable events={report.events} recordLabel={t.key.showRecord} words={t.eventsTable} more={t.table.more} />
+      <EventTable events={report.events} recordLabel={t.key.showRecord} words={t.eventsTable} more={t.table.more} locale={locale} />
       <h2>{t.key.context}</h2>
       {report.context.length === 0 ? (
         <p className="muted">{t.key.contextNone}</p>
@@ -237,7 +238,15 @@ export default async function KeyPage({ params, searchParams }: Props) {
               <a href={`/api/v1/keys/${encodeURIComponent(key)}?context=all`}>{t.key.contextAll}</a>
             </p>
           ) : null}
-          <EventTable events={context.shown} recordLabel={t.key.showRecord} words={t.eventsTable} more={t.table.more} />
+          <EventTable
+            events={context.shown}
+            recordLabel={t.key.showRecord}
+            words={t.eventsTable}
+            more={t.table.more}
+            locale={locale}
+            testId="context"
+            anchors={(e) => contextAnchor(e.ts, report.events)}
+          />
         </>
       )}
     </>

@@ -52,12 +52,21 @@ describe("time axis ticks", () => {
     assert.ok(week.length >= 3);
   });
 
-  it("a day from midnight to midnight tells the two midnights apart", () => {
+  it("a day from midnight to midnight tells the two midnights apart, by their dates", () => {
     const from = Date.UTC(2026, 10, 30);
     const texts = labels(from, from + DAY, 900, 60);
     assert.equal(new Set(texts).size, texts.length, texts.join(" "));
-    assert.ok(texts.includes("11-30 00:00") && texts.includes("12-01 00:00"), texts.join(" "));
+    assert.ok(texts[0] === "11-30" && texts.at(-1) === "12-01", texts.join(" "));
+    assert.ok(texts.slice(1, -1).every((t) => /^\d\d:\d\d$/.test(t)), texts.join(" "));
     assert.ok(labels(from, from + DAY, 900).every((t) => /^\d\d:\d\d$/.test(t)), "without the midnights, the hours alone");
+  });
+
+  it("the last 24 hours name their midnight by its date, the other hours by the clock", () => {
+    const texts = labels(NOW - DAY, NOW, 900);
+    assert.ok(texts.includes("11-30"), `the midnight of the 30th is dated: ${texts.join(" ")}`);
+    assert.ok(texts.filter((t) => t !== "11-30").every((t) => /^\d\d:\d\d$/.test(t)), texts.join(" "));
+    const seconds = labels(Date.UTC(2026, 10, 30) - 20_000, Date.UTC(2026, 10, 30) + 20_000, 900);
+    assert.ok(seconds.includes("11-30") && seconds.filter((t) => t !== "11-30").every((t) => /^\d\d:\d\d:\d\d$/.test(t)), seconds.join(" "));
   });
 
   it("a range of seconds is labelled to the second", () => {

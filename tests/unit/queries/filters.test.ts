@@ -17,9 +17,11 @@ describe("dashboard filters in the URL", () => {
     assert.equal(parseFilters({ cause: "gremlins" }, NOW).cause, null);
   });
 
-  it("read a custom range in UTC, in either order, as datetime-local text or epoch ms", () => {
+  it("read a custom range in UTC, in either order, as the filter bar or a URL writes it, or epoch ms", () => {
     const f = parseFilters({ range: "custom", from: "2026-11-30T10:00", to: "2026-11-29T10:00" }, NOW);
     assert.deepEqual([f.range, f.from, f.to, f.bucketMs], ["custom", Date.UTC(2026, 10, 29, 10), Date.UTC(2026, 10, 30, 10), 15 * MIN]);
+    const typed = parseFilters({ range: "custom", from: "2026-11-29 10:00", to: "2026-11-30 10:30" }, NOW);
+    assert.deepEqual([typed.from, typed.to], [Date.UTC(2026, 10, 29, 10), Date.UTC(2026, 10, 30, 10, 30)]);
     assert.equal(parseFilters({ range: "custom", from: String(NOW - 3_600_000) }, NOW).to, NOW, "to defaults to now");
     assert.equal(parseFilters({ range: "custom", from: "yesterday" }, NOW).range, "24h", "an unreadable custom range falls back to the default");
   });

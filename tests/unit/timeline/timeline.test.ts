@@ -188,7 +188,7 @@ describe("timeline: scale", () => {
     const probes = [-500, 0, 400, 1200, 5000, 30_000, 67_999, 68_000, 68_050, 70_000];
     assert.ok(probes.every((t, i) => i === 0 || s.position(t) >= s.position(probes[i - 1]!)), "still in time order everywhere");
     assert.ok(probes.every((t) => s.position(t) >= 0 && s.position(t) <= 1));
-    assert.deepEqual(s.ticks(6).at(-1), { offsetMs: 68_000, position: s.position(68_000) }, "the later burst is labelled with its offset");
+    assert.deepEqual(s.ticks(6).at(-1), { offsetMs: 68_000, position: s.position(68_000), burst: true }, "the later burst is labelled with its offset");
   });
 
   it("keeps a plain linear scale when nothing is far apart", () => {
