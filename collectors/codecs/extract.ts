@@ -32,6 +32,11 @@ const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetada
 const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
 const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 
+// Sarama's `topic/partition`, only in its own sentences: `kafka: error while consuming t/0: …` (ConsumerError),
+// `consumer/t/0 shutting down because …`, `added subscription to t/0`; elsewhere `a/1` is a path or a ratio, and
+// `consumer/broker/1` names a broker.
+const SLASH_TP = new RegExp(`(?:error while consuming |subscription to |(?<![\\w/])consumer/(?!broker/))(${TOPIC})/(\\d{1,6})\\b`, "g");
+
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
 export function partitionsIn(text: string): TopicPartition[] {
   const found = new Map<string, TopicPartition>();
@@ -48,6 +53,8 @@ export function partitionsIn(text: string): TopicPartition[] {
   for (const map of text.matchAll(ASSIGNMENT_MAP)) {
     for (const m of map[1]!.matchAll(MAP_ENTRY)) for (const p of m[2]!.split(",")) if (p.trim() !== "") add(m[1]!, p.trim());
   }
+  if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(SLASH_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
@@ -154,16 +161,18 @@ export const consumerTagIn = (text: string) => firstText(text, /\b(amq\.ctag-[A-
 export const queueNameIn = (text: string) => firstText(text, /\bqueue '([^']{1,255})'/);
 
 /** A RabbitMQ vhost: `vhost '/'`, `vhost: '/'`. */
-export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'/);
+// pika's connection parameters print `virtual_host=v` (`<URLParameters host=h port=5672 virtual_host=v ssl=False>`).
+export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'|\bvirtual_host=([^\s,>'"]{1,255})/);
 
 /**
  * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
  * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name (pika's AMQPHeartbeatTimeout,
- * ConnectionForced, StreamLost…).
+ * ConnectionForced, StreamLost, ChannelClosedByBroker…), also Ruby's `::` namespaces (Bunny's AccessRefused, …), and
+ * any class of a Python `exceptions` module (py-amqp's `amqp.exceptions.NotAllowed`, named after the AMQP error).
  */
 export const exceptionIn = (text: string) =>
   // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost|Timeout))\b(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
+  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">]|$)|\b((?:[A-Za-z_]\w{0,80}\.){0,8}exceptions\.[A-Z]\w{0,80})(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

@@ -104,7 +104,8 @@ export function parsePartitions(list: string): TopicPartition[] | string {
   const inner = text.replace(/^set\(\[?(.*?)\]?\)$/, "$1").replace(/^[[{](.*)[\]}]$/, "$1").trim();
   if (inner === "" || inner === "(none)") return [];
   const partitions: TopicPartition[] = [];
-  for (const token of inner.split(/\s*,\s*/)) {
+  // A log viewer's or a terminal's cut after a separator (`a-4, b-9,`) leaves the partitions before it whole.
+  for (const token of inner.replace(/\s*,$/, "").split(/\s*,\s*/)) {
     const m = PARTITION.exec(token);
     if (!m || !Number.isSafeInteger(Number(m[2]))) return `"${token}" is not a topic-partition`;
     partitions.push({ topic: m[1]!, partition: Number(m[2]) });
@@ -173,7 +174,8 @@ const springContainer: Template = {
   wording: "{group}: partitions assigned|revoked|lost: [{}]",
   atStart: true,
   read(message) {
-    const m = /^(?:([\w.-]{1,255}): )?partitions (assigned|revoked|lost):\s*(.*)$/.exec(message);
+    // The container prints the list last; what follows its closing bracket (a note pasted after it) is no partition.
+    const m = /^(?:([\w.-]{1,255}): )?partitions (assigned|revoked|lost):\s*(\[[^\]]*\]|.*)/.exec(message);
     const partitions = m && parsePartitions(m[3]!);
     if (!m || partitions === null || typeof partitions === "string") return undefined;
     const action = m[2] === "assigned" ? "assign" : m[2] === "revoked" ? "revoke" : "lost";
@@ -520,7 +522,9 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "revoke",
     action: "revoke",
     // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
+    // Not a join state that closes librdkafka's `(state up, join-state wait-revoke-rebalance_cb)` summary: that is
+    // where the handle stands (CGRPTERM at close), not a revocation.
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b(?![\w-]*\))|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
