@@ -172,7 +172,7 @@ export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255
  */
 export const exceptionIn = (text: string) =>
   // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">]|$)|\b((?:[A-Za-z_]\w{0,80}\.){0,8}exceptions\.[A-Z]\w{0,80})(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
+  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">,]|$)|\b((?:[A-Za-z_]\w{0,80}\.){0,8}exceptions\.[A-Z]\w{0,80})(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

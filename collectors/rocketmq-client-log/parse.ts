@@ -335,6 +335,12 @@ const consumeException: Template = {
   wording: "consumeMessage exception: {} Group: {} Msgs: {} MQ: {}",
   read(message) {
     const parts = splitConsumeException(message);
+    // A line cut before its ` Group: ` (a paste or a viewer that keeps the first 200 characters) still states the
+    // failed attempt, and RemotingHelper.exceptionSimpleDesc puts the exception first: the fact without its queue.
+    if (!parts && !message.includes(" Group: ")) {
+      const error = message.slice("consumeMessage exception: ".length).trim();
+      return [{ kind: "consume_end", aboutMessages: true, success: false, detail: { action: "consume_exception", contextName: "EXCEPTION", error, exception: exceptionIn(error) } }];
+    }
     const mq = parts && parseMessageQueue(parts.mq);
     if (!parts || !mq) return undefined;
     const messages = parseMessages(parts.msgs);
@@ -639,7 +645,7 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
       ...draft.detail,
       instanceRaw: who.raw,
       unkeyed: unkeyed || undefined,
-      exception: line.envelope.exception,
+      exception: line.envelope.exception ?? draft.detail?.exception ?? undefined,
       dateFrom: line.time.dateFrom,
       timeFrom: line.time.timeFrom,
     }),
@@ -689,7 +695,10 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     name: "result",
     action: "result",
     // The Go client's `MessageQueue do balance done` (rebalanceResultSet=…) and its pull consumer's result line.
-    anchor: /\bdo balance done\b|\brebalance result changed\b/i,
+    // Both clients' messageQueueChanged, called when a rebalance changed the instance's queues: Java's
+    // `{topic} Rebalance changed, also update version: {old}, {new}` (RebalancePushImpl), Go's `the MessageQueue
+    // changed, version also updated` (push_consumer.go).
+    anchor: /\bdo balance done\b|\brebalance result changed\b|\bRebalance changed, also update version\b|\bthe MessageQueue changed, version also updated\b/i,
     wording: "the instance's new queue set after a rebalance (the Go client's `MessageQueue do balance done … rebalanceResultSet=[…]`)",
   },
   {
@@ -716,7 +725,8 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "shutdown",
     action: "shutdown",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push |simple |lite push )?(?:consumer|producer|client)\\b`, "i"),
+    // The Go push consumer's pull loop ends on Shutdown with `push consumer close pullConsumer listener.`.
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push |simple |lite push )?(?:consumer|producer|client)\\b|\\bclose pullConsumer listener\\b`, "i"),
     // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it.
     unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to shut ?down/i,
     wording: "a client shut down",

@@ -491,6 +491,26 @@ describe("rocketmq client log: properties", () => {
     );
   });
 
+  it("reads a consumeMessage exception cut before its group by the exception it names first", () => {
+    const exception = fc.constantFrom("java.lang.IllegalStateException", "java.util.ConcurrentModificationException", "com.example.OrderRejectedException");
+    const cut = fc.constantFrom((e: string) => `${e}: rejected, com.example.Listener.consumeMessage(Listener.java:58)`, (e: string) => `${e}, java.util.ArrayList.forEach(ArrayList.java:1260) `);
+    fc.assert(
+      fc.property(prefix, exception, cut, (head, e, render) => {
+        const event = oneEvent(`${head}consumeMessage exception: ${render(e)}`);
+        assert.deepEqual([event.detail.action, event.detail.exception, event.queue], ["consume_exception", e, null]);
+      }),
+    );
+  });
+
+  it("reads both clients' messageQueueChanged as the rebalance's result, whatever the topic and versions", () => {
+    fc.assert(
+      fc.property(prefix, topic, fc.nat(), fc.nat(), (head, t, from, to) => {
+        assert.equal(oneEvent(`${head}${t} Rebalance changed, also update version: ${from}, ${to}`).detail.action, "result");
+        assert.equal(oneEvent(`time="2026-11-30T10:52:04+08:00" level=info msg="the MessageQueue changed, version also updated" changeTo=${to} changedFrom=${from}`).detail.action, "result");
+      }),
+    );
+  });
+
   it("round-trips group, topic and queue of a generated per-queue rebalance line", () => {
     const wording = fc.constantFrom("remove unnecessary mq", "add a new mq", "mq already exists", "truncateMessageQueueNotMyTopic remove unnecessary mq");
     fc.assert(
