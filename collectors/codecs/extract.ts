@@ -37,6 +37,10 @@ const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 // `consumer/broker/1` names a broker.
 const SLASH_TP = new RegExp(`(?:error while consuming |subscription to |(?<![\\w/])consumer/(?!broker/))(${TOPIC})/(\\d{1,6})\\b`, "g");
 
+// sarama-cluster's notification printed with %+v: `Claimed:map[t:[0 1] u:[2]]`, the partitions this member took.
+const CLAIMED_MAP = /\bClaimed:map\[((?:[^\s:[\]]{1,249}:\[[\d ]{0,2000}\] ?){1,200})\]/g;
+const GO_MAP_ENTRY = new RegExp(`(${TOPIC}):\\[([\\d ]{0,2000})\\]`, "g");
+
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
 export function partitionsIn(text: string): TopicPartition[] {
   const found = new Map<string, TopicPartition>();
@@ -55,6 +59,10 @@ export function partitionsIn(text: string): TopicPartition[] {
   }
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(SLASH_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const map of text.matchAll(CLAIMED_MAP)) {
+    for (const m of map[1]!.matchAll(GO_MAP_ENTRY)) for (const p of m[2]!.split(" ")) if (p !== "") add(m[1]!, p);
+  }
   if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];

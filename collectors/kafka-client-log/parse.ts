@@ -532,10 +532,13 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      // segmentio/kafka-go's reader logs its assignment as `subscribed to topics and partitions: map[{topic:t
+      // partition:0}:-1 …]` (reader.go); sarama-cluster's notification, as its README's `Rebalanced: %+v` prints it,
+      // `&{Type:rebalance OK Claimed:map[t:[0 1]] …}`.
+      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|subscribed to topics and partitions|Type:rebalance OK Claimed:|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
     // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`).
-    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)/,
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)|Claimed:map\[\]/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
   },
   {
@@ -550,7 +553,8 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
+      // kafka-go's partition watcher: `Partition changes found, rebalancing group: g.` (`reblancing` before 0.4.x).
+      /\|REJOIN\||Partition changes found|transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {

@@ -39,7 +39,7 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     // clients say `Heartbeat missing with heartbeat == 60 seconds` (MissedHeartbeatException in Java).
     anchor:
       // aiormq: `Server connection … was stuck. No frames were received in 183 seconds.` (its heartbeat check).
-      /heartbeats? (?:were |was )?missed|No frames were received in|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
+      /heartbeats? (?:were |was )?missed|No frames were received in|AMQP_STATUS_HEARTBEAT_TIMEOUT|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
     wording: "heartbeats were missed: the connection is declared dead",
   },
   {
@@ -70,9 +70,11 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
       // not the broker, ended the connection (`channel error`/`connection.close` name the broker's close); pika's
       // `Read empty data` and py-amqp's RecoverableConnectionError (`Socket was disconnected`) a read that found the
       // socket gone; librabbitmq's `a socket error occurred` (php-amqp's `Library error: …`); Bunny's reader loop
-      // ending (`Exception in the reader loop: IOError: closed stream`). Not oslo.messaging's `AMQP server on … is
+      // ending (`Exception in the reader loop: IOError: closed stream`); librabbitmq's status names
+      // (`AMQP_STATUS_CONNECTION_CLOSED`, `…_SOCKET_ERROR`, `…_SOCKET_CLOSED`); NestJS's and amqp-connection-manager
+      // users' `Disconnected from RMQ. Trying to reconnect`. Not oslo.messaging's `AMQP server on … is
       // unreachable`: it says so for a connection never made (ECONNREFUSED) as well as for one lost.
-      /connection reset|\bconnection error\b|Read empty data|RecoverableConnectionError|Socket (?:was )?disconnected|a socket error occurred|Exception in the reader loop|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
+      /connection reset|\bconnection error\b|Read empty data|RecoverableConnectionError|Socket (?:was )?disconnected|a socket error occurred|Exception in the reader loop|AMQP_STATUS_(?:CONNECTION_CLOSED|SOCKET_ERROR|SOCKET_CLOSED)|\bDisconnected from (?:the )?(?:RabbitMQ|RMQ|AMQP)\b|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
     wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
   },
 ];

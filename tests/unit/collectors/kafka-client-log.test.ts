@@ -367,6 +367,24 @@ describe("kafka notations and wrappers (properties)", () => {
     );
   });
 
+  it("reads kafka-go's subscribed map and sarama-cluster's claimed map as the assignment", () => {
+    // An all-digit word is no topic the extractors trust (it reads as a number).
+    const named = fc.array(fc.record({ topic: topicArb.map((t) => `t${t}`), partition: fc.nat({ max: 100_000 }) }, { noNullPrototype: true }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(named, (partitions) => {
+        const want = [...new Set(partitions.map((p) => `${p.topic}-${p.partition}`))];
+        const kafkaGo = `2026/11/30 10:05:12 subscribed to topics and partitions: map[${partitions.map((p) => `{topic:${p.topic} partition:${p.partition}}:-1`).join(" ")}]`;
+        assert.deepEqual(read(kafkaGo).map((e) => e.queue), want);
+        const byTopic = new Map<string, number[]>();
+        for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+        const claimed = [...byTopic].map(([t, ps]) => `${t}:[${ps.join(" ")}]`).join(" ");
+        const cluster = read(`2026/11/30 10:06:02 Rebalanced: &{Type:rebalance OK Claimed:map[${claimed}] Released:map[] Current:map[${claimed}]}`);
+        assert.deepEqual(cluster.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["assign", q]).sort());
+      }),
+    );
+    assert.deepEqual(read("2026/11/30 10:06:30 Rebalanced: &{Type:rebalance OK Claimed:map[] Released:map[t:[1]] Current:map[t:[0]]}"), []);
+  });
+
   it("keeps the partitions of a list cut after a separator, and of a bracketed list with a note after it", () => {
     fc.assert(
       fc.property(partitionsArb, (partitions) => {

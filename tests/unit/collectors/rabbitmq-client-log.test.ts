@@ -88,6 +88,8 @@ describe("rabbitmq-client-log", () => {
       "amqp.exceptions.RecoverableConnectionError: Socket was disconnected",
       "Library error: a socket error occurred",
       "Exception in the reader loop: IOError: closed stream",
+      "amqp_consume_message failed: AMQP_STATUS_CONNECTION_CLOSED",
+      "Disconnected from RMQ. Trying to reconnect.",
     );
     const prefix = fc.constantFrom("", "2026-12-07 10:00:00.000 ERROR 1 --- [main] c.e.Worker : ", "worker-1  | ", "2026-12-06T10:00:00+00:00 host worker[42]: ERROR ");
     fc.assert(fc.property(prefix, lost, (p, line) => assert.deepEqual(run(p + line).events.map((e) => e.detail.action), ["connection_lost"])));
