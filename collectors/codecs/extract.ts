@@ -27,9 +27,10 @@ const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)
 // Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
 const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
-// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`),
-// trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
-const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
+// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`
+// and `"revoking":{"t":[1]}`), trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte
+// buffer.
+const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added|revoking|revoked)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
 const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 
 // Sarama's `topic/partition`, only in its own sentences: `kafka: error while consuming t/0: …` (ConsumerError),
@@ -37,8 +38,10 @@ const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
 // `consumer/broker/1` names a broker.
 const SLASH_TP = new RegExp(`(?:error while consuming |subscription to |(?<![\\w/])consumer/(?!broker/))(${TOPIC})/(\\d{1,6})\\b`, "g");
 
-// sarama-cluster's notification printed with %+v: `Claimed:map[t:[0 1] u:[2]]`, the partitions this member took.
-const CLAIMED_MAP = /\bClaimed:map\[((?:[^\s:[\]]{1,249}:\[[\d ]{0,2000}\] ?){1,200})\]/g;
+// The same map as Go's fmt prints it, `map[t:[0 1] u:[2]]`: sarama-cluster's notification under %+v
+// (`Claimed:map[…]`, the partitions this member took; not `Released`), franz-go's fields under a text logger
+// (`added=map[…]`, `revoking=map[…]`).
+const CLAIMED_MAP = /\b(?:Claimed|added|revoking|revoked)[:=]map\[((?:[^\s:[\]]{1,249}:\[[\d ]{0,2000}\] ?){1,200})\]/g;
 const GO_MAP_ENTRY = new RegExp(`(${TOPIC}):\\[([\\d ]{0,2000})\\]`, "g");
 
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */

@@ -537,8 +537,9 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
       // `&{Type:rebalance OK Claimed:map[t:[0 1]] …}`.
       /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|subscribed to topics and partitions|Type:rebalance OK Claimed:|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
-    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`).
-    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)|Claimed:map\[\]/,
+    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`,
+    // `added=map[]`).
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,|map\[\])|Claimed:map\[\]/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
   },
   {

@@ -385,6 +385,19 @@ describe("kafka notations and wrappers (properties)", () => {
     assert.deepEqual(read("2026/11/30 10:06:30 Rebalanced: &{Type:rebalance OK Claimed:map[] Released:map[t:[1]] Current:map[t:[0]]}"), []);
   });
 
+  it("reads franz-go's revoking and added maps as JSON and as Go's fmt prints them under a text logger", () => {
+    fc.assert(
+      fc.property(topicArb.map((t) => `t${t}`), fc.uniqueArray(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 8 }), (topic, ids) => {
+        const want = ids.map((p) => `${topic}-${p}`).sort();
+        const json = read(JSON.stringify({ level: "info", msg: "eager consumer revoking prior assigned partitions", group: "g", revoking: { [topic]: ids } }));
+        assert.deepEqual(json.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["revoke", q]));
+        const text = read(`time=2026-11-30T10:12:44.031Z level=INFO msg="new group session begun" group=g added="map[${topic}:[${ids.join(" ")}]]" lost=map[]`);
+        assert.deepEqual(text.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["assign", q]));
+      }),
+    );
+    assert.deepEqual(read('time=2026-11-30T10:12:44.031Z level=INFO msg="new group session begun" group=g added=map[] lost="map[t:[1]]"'), []);
+  });
+
   it("keeps the partitions of a list cut after a separator, and of a bracketed list with a note after it", () => {
     fc.assert(
       fc.property(partitionsArb, (partitions) => {
