@@ -669,7 +669,8 @@ type SignalAction =
   | "remove"
   | "add";
 
-const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
+// The Python 5.x client names itself by its ClientType enum (`PUSH_CONSUMER:group, client_id:…`).
+const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer|(?:LITE_)?(?:PUSH|SIMPLE)_CONSUMER|PRODUCER)\b`;
 
 /**
  * What the Java, Go (logrus/zap key=value), C++ and gRPC clients and rocketmq-spring's listener container say in
@@ -726,9 +727,10 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     name: "shutdown",
     action: "shutdown",
     // The Go push consumer's pull loop ends on Shutdown with `push consumer close pullConsumer listener.`.
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push |simple |lite push )?(?:consumer|producer|client)\\b|\\bclose pullConsumer listener\\b`, "i"),
-    // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it.
-    unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to shut ?down/i,
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push[ _]|simple[ _]|lite[ _]push[ _])?(?:consumer|producer|client)\\b|\\bclose pullConsumer listener\\b`, "i"),
+    // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it
+    // (the Python client's `begin to to shutdown {self}.`, then `shutdown {self} success.`).
+    unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to (?:to )?shut ?down/i,
     wording: "a client shut down",
   },
   {

@@ -502,6 +502,22 @@ describe("rocketmq client log: properties", () => {
     );
   });
 
+  it("reads the Node.js client's topic@broker@id queue and the Python client's ClientType-named shutdown", () => {
+    fc.assert(
+      fc.property(prefix, topic, name, fc.nat(1023), (head, t, brokerName, queueId) => {
+        const event = oneEvent(`${head}Drop message queue according to the latest assignmentList, mq=${t}@${brokerName}@${queueId}, clientId=10.0.0.7@4127@0@1a2b3c`);
+        assert.deepEqual([event.detail.action, event.topic, event.queue], ["remove", t, `${brokerName}:${queueId}`]);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("PUSH_CONSUMER", "SIMPLE_CONSUMER", "LITE_PUSH_CONSUMER", "PRODUCER"), name, (type, group) => {
+        const self = `${type}:${group}, client_id:10.0.0.7@4127@0@1a2b3c`;
+        assert.equal(oneEvent(`2026-11-30 10:24:40,502 [INFO] shutdown ${self} success.`).detail.action, "shutdown");
+        assert.deepEqual(parseClientLogLine(`2026-11-30 10:24:40,311 [INFO] begin to to shutdown ${self}.`, 1, CTX).events, []);
+      }),
+    );
+  });
+
   it("reads both clients' messageQueueChanged as the rebalance's result, whatever the topic and versions", () => {
     fc.assert(
       fc.property(prefix, topic, fc.nat(), fc.nat(), (head, t, from, to) => {
