@@ -83,12 +83,17 @@ export interface MessageQueueRef {
   queueId: number;
 }
 
-/** RocketMQ message queues: Java's `MessageQueue [topic=…, brokerName=…, queueId=…]`, the Go client's struct. */
+// The 5.x C++ client's simpleNameOf, `namespace@topic@queueId@broker` (Protocol.cpp), only where its push consumer
+// names a queue: elsewhere `ip@pid@0@hash` is a client id.
+const CPP_QUEUE = /(?:messages from |ProcessQueue=)([^@\s]{0,255})@([^@\s]{1,255})@(\d{1,6})@([\w-]{1,255})/g;
+
+/** RocketMQ message queues: Java's `MessageQueue [topic=…, brokerName=…, queueId=…]`, the Go client's struct, the C++ 5.x client's name. */
 export function messageQueuesIn(text: string): MessageQueueRef[] {
   const found = new Map<string, MessageQueueRef>();
   for (const re of [MESSAGE_QUEUE, GO_QUEUE]) {
     for (const m of text.matchAll(re)) found.set(`${m[1]}|${m[2]}|${m[3]}`, { topic: m[1]!, broker: m[2]!, queueId: Number(m[3]) });
   }
+  for (const m of text.matchAll(CPP_QUEUE)) found.set(`${m[2]}|${m[4]}|${m[3]}`, { topic: m[2]!, broker: m[4]!, queueId: Number(m[3]) });
   return [...found.values()];
 }
 

@@ -736,7 +736,8 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "start",
     action: "start",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed|s)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b`, "i"),
+    // The 5.x C++ push consumer says `PushConsumer started, groupName=g` (PushConsumerImpl.cpp).
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed|s)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b|\\bPushConsumer started, groupName=`, "i"),
     wording: "a client started",
   },
   {
@@ -769,7 +770,9 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "remove",
     action: "remove",
-    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:pop )?(?:mq|message ?queue|process ?queue)/i,
+    // The 5.x C++ push consumer: `Stop receiving messages from {queue} as it is not assigned to current client …` and
+    // `ProcessQueue={queue} is expired. Remove it for now.` (PushConsumerImpl.cpp).
+    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:pop )?(?:mq|message ?queue|process ?queue)|Stop receiving messages from \S{1,600} as it is not assigned|ProcessQueue=\S{1,600} is expired\. Remove it/i,
     // `remove unnecessary messageQueue offset` cleans the offset store; the queue stays.
     unless: /fail|messageQueue offset|offset ?table/i,
     wording: "a queue was removed from this instance",

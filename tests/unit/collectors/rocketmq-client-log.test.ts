@@ -518,6 +518,19 @@ describe("rocketmq client log: properties", () => {
     );
   });
 
+  it("reads the C++ 5.x push consumer's namespace@topic@queueId@broker queues it stops receiving from, not a client id", () => {
+    const ns = fc.stringMatching(/^[A-Za-z0-9_-]{0,12}$/);
+    fc.assert(
+      fc.property(ns, topic, name, fc.nat(1023), fc.boolean(), (namespace, t, brokerName, queueId, expired) => {
+        const mq = `${namespace}@${t}@${queueId}@${brokerName}`;
+        const message = expired ? `ProcessQueue=${mq} is expired. Remove it for now.` : `Stop receiving messages from ${mq} as it is not assigned to current client according to latest assignment result from load balancer`;
+        const event = oneEvent(`2026-11-30 10:30:01.118 [--I--] [ 104523] ${message} PushConsumerImpl.cpp:306`);
+        assert.deepEqual([event.detail.action, event.topic, event.queue], ["remove", t, `${brokerName}:${queueId}`]);
+      }),
+    );
+    assert.deepEqual(parseClientLogLine("2026-11-30 10:30:01.118 [--I--] [ 104523] Heartbeat sent, clientId=10.0.0.7@4127@0@1a2b3c Client.cpp:1", 1, CTX).events, []);
+  });
+
   it("reads both clients' messageQueueChanged as the rebalance's result, whatever the topic and versions", () => {
     fc.assert(
       fc.property(prefix, topic, fc.nat(), fc.nat(), (head, t, from, to) => {
