@@ -180,15 +180,26 @@ export const queueNameIn = (text: string) => firstText(text, /\bqueue '([^']{1,2
 // pika's connection parameters print `virtual_host=v` (`<URLParameters host=h port=5672 virtual_host=v ssl=False>`).
 export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'|\bvirtual_host=([^\s,>'"]{1,255})/);
 
+const EXCEPTION_NAME = /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">,]|$)/;
+const PY_EXCEPTIONS = /(?<![\w$])exceptions\.[A-Z]\w{0,80}(?=[:(\s'"]|$)/;
+
 /**
  * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
  * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name (pika's AMQPHeartbeatTimeout,
  * ConnectionForced, StreamLost, ChannelClosedByBroker…), also Ruby's `::` namespaces (Bunny's AccessRefused, …), and
  * any class of a Python `exceptions` module (py-amqp's `amqp.exceptions.NotAllowed`, named after the AMQP error).
  */
-export const exceptionIn = (text: string) =>
+export function exceptionIn(text: string): string | undefined {
   // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">,]|$)|\b((?:[A-Za-z_]\w{0,80}\.){0,8}exceptions\.[A-Z]\w{0,80})(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
+  const named = EXCEPTION_NAME.exec(text);
+  // The module's literal is found first and its dotted path read backwards from there, so a long dotted line costs
+  // one pass rather than one path per position.
+  const module = PY_EXCEPTIONS.exec(text);
+  const path = module ? (/(?:[A-Za-z_]\w{0,80}\.){0,8}$/.exec(text.slice(Math.max(0, module.index - 800), module.index))?.[0] ?? "") : "";
+  const python = module ? { at: module.index - path.length, name: path + module[0] } : undefined;
+  if (named && (!python || named.index <= python.at)) return named[1]!.replaceAll("\\\\", "\\");
+  return python?.name;
+}
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>
