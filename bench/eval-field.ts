@@ -4,7 +4,8 @@
  * lines were recognised and how many of the fields checked came out right, how many negative controls became
  * rebalances, and every line that failed. `--json` prints the same as JSON; exit code 1 when a threshold
  * (`--min-recognized`, default 0.97) is missed or a negative control became a rebalance. `--corpus DIR` reads another
- * corpus of the same layout: `--corpus tests/fixtures/field-blind` is the blind batch, never tuned to.
+ * corpus of the same layout: `--corpus tests/fixtures/field-blind-2` is the blind batch, never tuned to (read only its
+ * summary lines); field-blind and field-dev-3 are development sets.
  */
 import path from "node:path";
 import { evaluateFieldCorpus, type Tally } from "../tests/helpers/field-evaluate.ts";

@@ -120,10 +120,17 @@ function jsonTime(object: { [key: string]: Json }, options: EnvelopeOptions): Ti
 
 /**
  * A JSON value as a field an extractor can read: strings, numbers and booleans as written, a small object or list
- * (kafkajs' `memberAssignment: {"t":[0,2]}`) as its JSON text; a long one says nothing a signal reads.
+ * (kafkajs' `memberAssignment: {"t":[0,2]}`) as its JSON text; a long one says nothing a signal reads, but for a
+ * stack trace's first line.
  */
-function fieldText(value: Json): string | undefined {
-  if (typeof value === "string") return value.length <= 256 ? value : undefined;
+function fieldText(key: string, value: Json): string | undefined {
+  if (typeof value === "string") {
+    if (value.length <= 256) return value;
+    // A stack trace field (logstash-logback-encoder's `stack_trace`) is the record's continuation lines: its first
+    // line names the exception and its message, which can state the fact a bare message (`Consumer exception`) does not.
+    const first = value.split("\n", 1)[0]!;
+    return EXCEPTION_KEYS.includes(key) && first.length <= 512 ? first : undefined;
+  }
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (value === null) return undefined;
   const text = JSON.stringify(value);
@@ -138,7 +145,7 @@ function fromJson(object: { [key: string]: Json }, options: EnvelopeOptions): Om
   const level = firstString(object, LEVEL_KEYS);
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(object)) {
-    const field = fieldText(value);
+    const field = fieldText(key, value);
     if (field !== undefined) fields[key] = field;
   }
   return {

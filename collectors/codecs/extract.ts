@@ -27,10 +27,22 @@ const DASH_LIST = /(?:partitions?|assign(?:ed|ment)|revoked?|lost|Added|Removed)
 // Java's map of offsets to commit: `{t-7=OffsetAndMetadata{offset=…}}`.
 const OFFSETS_TP = new RegExp(`(?<![\\w.-])(${TOPIC})-(\\d{1,6})=OffsetAndMetadata`, "g");
 
-// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`),
-// trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte buffer.
-const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
+// A JSON map of topics to partition lists (kafkajs' `memberAssignment: {"t":[0,2]}`, franz-go's `"added":{"t":[0,3]}`
+// and `"revoking":{"t":[1]}`), trusted only under a key that names an assignment: elsewhere `"data":[0,1]` is a byte
+// buffer.
+const ASSIGNMENT_MAP = /(?:assignment|assigned|partitions|added|revoking|revoked)"?\s?[=:]\s?\{([^{}]{0,4000})\}/gi;
 const MAP_ENTRY = new RegExp(`"(${TOPIC})":\\s?\\[([\\d,\\s]{0,2000})\\]`, "g");
+
+// Sarama's `topic/partition`, only in its own sentences: `kafka: error while consuming t/0: …` (ConsumerError),
+// `consumer/t/0 shutting down because …`, `added subscription to t/0`; elsewhere `a/1` is a path or a ratio, and
+// `consumer/broker/1` names a broker.
+const SLASH_TP = new RegExp(`(?:error while consuming |subscription to |(?<![\\w/])consumer/(?!broker/))(${TOPIC})/(\\d{1,6})\\b`, "g");
+
+// The same map as Go's fmt prints it, `map[t:[0 1] u:[2]]`: sarama-cluster's notification under %+v
+// (`Claimed:map[…]`, the partitions this member took; not `Released`), franz-go's fields under a text logger
+// (`added=map[…]`, `revoking=map[…]`).
+const CLAIMED_MAP = /\b(?:Claimed|added|revoking|revoked)[:=]map\[((?:[^\s:[\]]{1,249}:\[[\d ]{0,2000}\] ?){1,200})\]/g;
+const GO_MAP_ENTRY = new RegExp(`(${TOPIC}):\\[([\\d ]{0,2000})\\]`, "g");
 
 /** Partitions in every notation the Kafka clients print; distinct, in order of appearance. */
 export function partitionsIn(text: string): TopicPartition[] {
@@ -49,6 +61,12 @@ export function partitionsIn(text: string): TopicPartition[] {
     for (const m of map[1]!.matchAll(MAP_ENTRY)) for (const p of m[2]!.split(",")) if (p.trim() !== "") add(m[1]!, p.trim());
   }
   if (found.size > 0) return [...found.values()];
+  for (const m of text.matchAll(SLASH_TP)) add(m[1]!, m[2]!);
+  if (found.size > 0) return [...found.values()];
+  for (const map of text.matchAll(CLAIMED_MAP)) {
+    for (const m of map[1]!.matchAll(GO_MAP_ENTRY)) for (const p of m[2]!.split(" ")) if (p !== "") add(m[1]!, p);
+  }
+  if (found.size > 0) return [...found.values()];
   for (const m of text.matchAll(BRACKET_TP)) add(m[1]!, m[2]!);
   if (found.size > 0) return [...found.values()];
   for (const list of text.matchAll(DASH_LIST)) for (const m of list[0].matchAll(DASH_TP)) add(m[1]!, m[2]!);
@@ -65,12 +83,17 @@ export interface MessageQueueRef {
   queueId: number;
 }
 
-/** RocketMQ message queues: Java's `MessageQueue [topic=…, brokerName=…, queueId=…]`, the Go client's struct. */
+// The 5.x C++ client's simpleNameOf, `namespace@topic@queueId@broker` (Protocol.cpp), only where its push consumer
+// names a queue: elsewhere `ip@pid@0@hash` is a client id.
+const CPP_QUEUE = /(?:messages from |ProcessQueue=)([^@\s]{0,255})@([^@\s]{1,255})@(\d{1,6})@([\w-]{1,255})/g;
+
+/** RocketMQ message queues: Java's `MessageQueue [topic=…, brokerName=…, queueId=…]`, the Go client's struct, the C++ 5.x client's name. */
 export function messageQueuesIn(text: string): MessageQueueRef[] {
   const found = new Map<string, MessageQueueRef>();
   for (const re of [MESSAGE_QUEUE, GO_QUEUE]) {
     for (const m of text.matchAll(re)) found.set(`${m[1]}|${m[2]}|${m[3]}`, { topic: m[1]!, broker: m[2]!, queueId: Number(m[3]) });
   }
+  for (const m of text.matchAll(CPP_QUEUE)) found.set(`${m[2]}|${m[4]}|${m[3]}`, { topic: m[2]!, broker: m[4]!, queueId: Number(m[3]) });
   return [...found.values()];
 }
 
@@ -154,16 +177,29 @@ export const consumerTagIn = (text: string) => firstText(text, /\b(amq\.ctag-[A-
 export const queueNameIn = (text: string) => firstText(text, /\bqueue '([^']{1,255})'/);
 
 /** A RabbitMQ vhost: `vhost '/'`, `vhost: '/'`. */
-export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'/);
+// pika's connection parameters print `virtual_host=v` (`<URLParameters host=h port=5672 virtual_host=v ssl=False>`).
+export const vhostIn = (text: string) => firstText(text, /\bvhost:? '([^']{0,255})'|\bvirtual_host=([^\s,>'"]{1,255})/);
+
+const EXCEPTION_NAME = /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2}|::)){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed(?:By(?:Broker|Client))?|Lost|Timeout|Refused))\b(?=[:(\s'">,]|$)/;
+const PY_EXCEPTIONS = /(?<![\w$])exceptions\.[A-Z]\w{0,80}(?=[:(\s'"]|$)/;
 
 /**
  * The exception or error class a line names, in Java, Python, .NET, PHP or JS renderings: the last dotted or
  * backslashed segment chain ending in Exception/Error, or a known AMQP/Kafka error name (pika's AMQPHeartbeatTimeout,
- * ConnectionForced, StreamLost…).
+ * ConnectionForced, StreamLost, ChannelClosedByBroker…), also Ruby's `::` namespaces (Bunny's AccessRefused, …), and
+ * any class of a Python `exceptions` module (py-amqp's `amqp.exceptions.NotAllowed`, named after the AMQP error).
  */
-export const exceptionIn = (text: string) =>
+export function exceptionIn(text: string): string | undefined {
   // A PHP class inside a JSON context (`"PhpAmqpLib\\Exception\\…"`) keeps its escaping in the raw line: the name has one.
-  firstText(text, /\b((?:[A-Za-z_$][\w$]{0,80}(?:\.|\\{1,2})){0,12}[A-Z][\w$]{0,80}(?:Exception|Error|Failed|Forced|Closed|Lost|Timeout))\b(?=[:(\s'"]|$)/)?.replaceAll("\\\\", "\\");
+  const named = EXCEPTION_NAME.exec(text);
+  // The module's literal is found first and its dotted path read backwards from there, so a long dotted line costs
+  // one pass rather than one path per position.
+  const module = PY_EXCEPTIONS.exec(text);
+  const path = module ? (/(?:[A-Za-z_]\w{0,80}\.){0,8}$/.exec(text.slice(Math.max(0, module.index - 800), module.index))?.[0] ?? "") : "";
+  const python = module ? { at: module.index - path.length, name: path + module[0] } : undefined;
+  if (named && (!python || named.index <= python.at)) return named[1]!.replaceAll("\\\\", "\\");
+  return python?.name;
+}
 
 /** The reply text of an AMQP close: `reply-text=…`, `text='…'`, or a `PRECONDITION_FAILED - …` sentence. */
 export const replyTextIn = (text: string) =>

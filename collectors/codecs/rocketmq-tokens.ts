@@ -48,13 +48,17 @@ export function parseMessageQueueList(text: string): MessageQueueToken[] | undef
 
 // The gRPC client's MessageQueueImpl prints `brokerName.topic.queueId`; topics cannot hold dots, broker names can.
 const GRPC_QUEUE = /^(.+)\.([^.\s]+)\.(\d+)$/;
+// The Node.js client formats its own, `topic@brokerName@queueId` (PushConsumer.ts `mq=%s@%s@%s`).
+const NODE_QUEUE = /^([^@\s]+)@([^@\s]+)@(\d+)$/;
 
 /** `broker-a.order_paid.3`, as the 5.x gRPC push consumer logs a queue. */
 export function parseGrpcMessageQueue(text: string): MessageQueueToken | undefined {
-  const match = GRPC_QUEUE.exec(text.trim());
+  const node = NODE_QUEUE.exec(text.trim());
+  const match = node ?? GRPC_QUEUE.exec(text.trim());
   if (!match) return undefined;
   const queueId = Number(match[3]);
-  return Number.isSafeInteger(queueId) ? { brokerName: match[1]!, topic: match[2]!, queueId } : undefined;
+  if (!Number.isSafeInteger(queueId)) return undefined;
+  return node ? { brokerName: node[2]!, topic: node[1]!, queueId } : { brokerName: match[1]!, topic: match[2]!, queueId };
 }
 
 /**

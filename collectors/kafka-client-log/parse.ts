@@ -104,7 +104,8 @@ export function parsePartitions(list: string): TopicPartition[] | string {
   const inner = text.replace(/^set\(\[?(.*?)\]?\)$/, "$1").replace(/^[[{](.*)[\]}]$/, "$1").trim();
   if (inner === "" || inner === "(none)") return [];
   const partitions: TopicPartition[] = [];
-  for (const token of inner.split(/\s*,\s*/)) {
+  // A log viewer's or a terminal's cut after a separator (`a-4, b-9,`) leaves the partitions before it whole.
+  for (const token of inner.replace(/\s*,$/, "").split(/\s*,\s*/)) {
     const m = PARTITION.exec(token);
     if (!m || !Number.isSafeInteger(Number(m[2]))) return `"${token}" is not a topic-partition`;
     partitions.push({ topic: m[1]!, partition: Number(m[2]) });
@@ -173,7 +174,8 @@ const springContainer: Template = {
   wording: "{group}: partitions assigned|revoked|lost: [{}]",
   atStart: true,
   read(message) {
-    const m = /^(?:([\w.-]{1,255}): )?partitions (assigned|revoked|lost):\s*(.*)$/.exec(message);
+    // The container prints the list last; what follows its closing bracket (a note pasted after it) is no partition.
+    const m = /^(?:([\w.-]{1,255}): )?partitions (assigned|revoked|lost):\s*(\[[^\]]*\]|.*)/.exec(message);
     const partitions = m && parsePartitions(m[3]!);
     if (!m || partitions === null || typeof partitions === "string") return undefined;
     const action = m[2] === "assigned" ? "assign" : m[2] === "revoked" ? "revoke" : "lost";
@@ -520,7 +522,9 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "revoke",
     action: "revoke",
     // A rebalance listener that failed in onPartitionsRevoked still gave the partitions up (without its own commit).
-    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
+    // Not a join state that closes librdkafka's `(state up, join-state wait-revoke-rebalance_cb)` summary: that is
+    // where the handle stands (CGRPTERM at close), not a revocation.
+    anchor: /\|REVOKE\||\|UNASSIGN\||\brevok(?:e|ed|ing)\b(?![\w-]*\))|\bRevokedPartitions\b|State transition from \w{1,30} to PARTITIONS_REVOKED|partitions? (?:were |have been )?unassigned|UnassignedPartitions|REVOKE_PARTITIONS|unassign(?:ing|ed)? (?:all )?partitions|\bon_?partitions_?revoked\b/i,
     unless: /\b(?:Pausing|Resuming)\b/,
     wording: "partitions revoked (REVOKE, UNASSIGN, revoked partitions …)",
   },
@@ -528,10 +532,14 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "assign",
     action: "assign",
     anchor:
-      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
+      // segmentio/kafka-go's reader logs its assignment as `subscribed to topics and partitions: map[{topic:t
+      // partition:0}:-1 …]` (reader.go); sarama-cluster's notification, as its README's `Rebalanced: %+v` prints it,
+      // `&{Type:rebalance OK Claimed:map[t:[0 1]] …}`.
+      /\|ASSIGN\||State transition from \w{1,30} to PARTITIONS_ASSIGNED|new group session begun|subscribed to topics and partitions|Type:rebalance OK Claimed:|\bAssignedPartitions\b|assigned partitions|partitions? (?:were |have been )?assigned|Added partitions|newly assigned|Partitions assigned|Updated partition assignment|ASSIGN_PARTITIONS|Reconciling assignment|Updating assignment with|assignments? received|Target assignment acked|new current assignment|\bon_?partitions_?assigned\b/i,
     // librdkafka's ASSIGN in join state init is the application's own assign(), not the group's.
-    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`).
-    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,)/,
+    // franz-go begins every session, also one that added nothing (`"added":{}`, as a field `added={}`, `added: , lost:`,
+    // `added=map[]`).
+    unless: /\b(?:Pausing|Resuming)\b|Setting offset for partition|Seeking to|join state init|Notifying assignor|\badded"?\s?[=:]\s?(?:\{\}|,|map\[\])|Claimed:map\[\]/,
     wording: "partitions assigned (ASSIGN, assigned partitions, Reconciling assignment …)",
   },
   {
@@ -547,7 +555,8 @@ export const SIGNALS: readonly Signal<ConsumerAction>[] = [
     name: "joining",
     action: "joining",
     anchor:
-      /\|REJOIN\||transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
+      // kafka-go's partition watcher: `Partition changes found, rebalancing group: g.` (`reblancing` before 0.4.x).
+      /\|REJOIN\||Partition changes found|transitioned from \w{1,20} to JOINING|State transition from \w{1,30} to REBALANCING|\brejoin|\bre-join|(?:re-?)?joining (?:the )?(?:consumer )?group|Attempt(?:ing)? to join|JoinGroup request|rebalanc(?:e|ing) (?:start|begin|trigger|needed|required)|preparing to rebalance|\|CGRPSTATE\|.{0,300}-> (?:wait-join|join|wait-sync|wait-assign|wait-metadata)|REBALANCE_IN_PROGRESS|RebalanceInProgress|rebalance in progress|because (?:it|the group) is rebalancing|since (?:the )?group is rebalancing|marking this rebalance as failed|(?:failed to |attempt(?:ing)? to )join (?:the )?group|Join group failed|MemberIdRequired|rebalance for the group is in progress|needs to have a valid member id|\berror[_ ]?code\b["']?\W{0,3}(?:27|79)\b/i,
     wording: "the member is (re)joining its group (REJOIN, rejoining, REBALANCE_IN_PROGRESS …)",
   },
   {

@@ -38,7 +38,8 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     // pika's stale-connection check names the beats it missed `meartbeats` in older releases; the .NET and Java
     // clients say `Heartbeat missing with heartbeat == 60 seconds` (MissedHeartbeatException in Java).
     anchor:
-      /heartbeats? (?:were |was )?missed|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
+      // aiormq: `Server connection … was stuck. No frames were received in 183 seconds.` (its heartbeat check).
+      /heartbeats? (?:were |was )?missed|No frames were received in|AMQP_STATUS_HEARTBEAT_TIMEOUT|missed (?:server |client )?heartbeats?|HeartbeatMissed|MissedHeartbeat|Heartbeat missing|HeartbeatTimeout|No activity or too many missed|(?:did not|didn't) respond to heartbeats|heartbeat time(?:d )?out|missed_heartbeats|no heartbeat/i,
     wording: "heartbeats were missed: the connection is declared dead",
   },
   {
@@ -47,8 +48,11 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     anchor:
       // amqplib prints any connection.close as `Connection closed: 541 (INTERNAL-ERROR) with message "…"`; the .NET
       // client a broker's hard error as `initiated by Peer, code=5xx`; lapin `Connection closed on channel 0 by
-      // 60:40 => Hard(UNEXPECTEDFRAME) => …`.
-      /CONNECTION[_-]FORCED|Connection closed on channel \d{1,5} by|=> Hard\(\w{1,40}\)|ConnectionForced|connection\.close>|reply-code=320|code=320\b|\(320[,)]|\b320 \(|Connection closed: \d{3} \(|initiated by Peer, code=5\d\d\b|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
+      // 60:40 => Hard(UNEXPECTEDFRAME) => …`. The other hard errors (5xx: a frame, syntax, command, channel-number,
+      // resource, access or implementation fault) close the connection too, by name in whatever rendering
+      // (py-amqp's `Basic.consume: (540) NOT_IMPLEMENTED - …`, Bunny's `Recovering from connection.close (CHANNEL_ERROR - …)`).
+      // The method's name, not a program's `connection.close()` in a traceback.
+      /CONNECTION[_-]FORCED|\b(?:FRAME|SYNTAX|CHANNEL|RESOURCE|INTERNAL)_ERROR\b|\b(?:COMMAND_INVALID|UNEXPECTED_FRAME|NOT_ALLOWED|NOT_IMPLEMENTED)\b|Connection closed on channel \d{1,5} by|=> Hard\(\w{1,40}\)|ConnectionForced|\bconnection\.close\b(?![(.\w-])|reply-code=320|code=320\b|\(320[,)]|\b320 \(|Connection closed: \d{3} \(|initiated by Peer, code=5\d\d\b|ConnectionClosedByBroker|clean connection shutdown|broker forced connection closure|connection (?:was )?closed by (?:the )?(?:remote )?(?:server|broker)/i,
     wording: "the broker or an operator closed the connection (CONNECTION_FORCED, connection.close)",
   },
   {
@@ -62,7 +66,15 @@ export const SIGNALS: readonly Signal<ClientAction>[] = [
     name: "connection_lost",
     action: "connection_lost",
     anchor:
-      /connection reset|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
+      // The Java client's ShutdownSignalException says `connection error` without a protocol method when the socket,
+      // not the broker, ended the connection (`channel error`/`connection.close` name the broker's close); pika's
+      // `Read empty data` and py-amqp's RecoverableConnectionError (`Socket was disconnected`) a read that found the
+      // socket gone; librabbitmq's `a socket error occurred` (php-amqp's `Library error: …`); Bunny's reader loop
+      // ending (`Exception in the reader loop: IOError: closed stream`); librabbitmq's status names
+      // (`AMQP_STATUS_CONNECTION_CLOSED`, `…_SOCKET_ERROR`, `…_SOCKET_CLOSED`); NestJS's and amqp-connection-manager
+      // users' `Disconnected from RMQ. Trying to reconnect`. Not oslo.messaging's `AMQP server on … is
+      // unreachable`: it says so for a connection never made (ECONNREFUSED) as well as for one lost.
+      /connection reset|\bconnection error\b|Read empty data|RecoverableConnectionError|Socket (?:was )?disconnected|a socket error occurred|Exception in the reader loop|AMQP_STATUS_(?:CONNECTION_CLOSED|SOCKET_ERROR|SOCKET_CLOSED)|\bDisconnected from (?:the )?(?:RabbitMQ|RMQ|AMQP)\b|ConnectionReset|ECONNRESET|StreamLost|initiated by Library|stream connection lost|connection (?:to (?:the )?broker )?(?:was )?lost|lost (?:the )?connection|socket (?:connection )?(?:was |is )?closed|This socket is closed|unexpected connection driver error|MalformedFrame|unexpectedly closed|\bEOF\b|broken pipe|EPIPE|AMQPConnectionError|connection (?:was )?(?:closed|dropped) unexpectedly|\bUnexpected close\b|ConnectionClosed/i,
     wording: "the connection to the broker was lost (reset, EOF, socket closed): the broker requeues its unacked deliveries",
   },
 ];

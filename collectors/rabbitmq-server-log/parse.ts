@@ -242,12 +242,13 @@ function readHeader(raw: string, ctx: ParseContext, lastTime: FoundTime | undefi
   const options = { utcOffset: ctx.utcOffset ?? "Z", ...(ctx.date ? { date: ctx.date } : {}) };
   const envelope = unwrap(raw, options);
   const text = envelope.text;
-  // A pasted or cut line without a time: `[error] <0.1373.0> …`, or a known message on its own.
-  const timeless = /^(?:\[(\w+)\] (<[\d.]+>) )?/.exec(text)!;
+  // A pasted or cut line without a time: `[error] <0.1373.0> …`, `[warning] …` with the pid cut too, or a known
+  // message on its own.
+  const timeless = /^(?:\[(\w+)\] (<[\d.]+>) |\[(debug|info|notice|warning|error|critical|alert|emergency)\] )?/i.exec(text)!;
   const rest = text.slice(timeless[0].length);
   const borrowed = (timeless[0] !== "" || KNOWN_START.test(rest) || (orphan && ORPHAN_START.test(rest))) && !/^\d/.test(text) ? borrowedTime(lastTime, ctx.inputTime) : undefined;
   if (borrowed) {
-    return { lead: "", time: borrowed, stamp: "", level: timeless[1]?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
+    return { lead: "", time: borrowed, stamp: "", level: (timeless[1] ?? timeless[3])?.toLowerCase() ?? envelope.level ?? null, pid: timeless[2] ?? null, message: rest.trimStart(), report: false };
   }
   if (envelope.layers.includes("json")) {
     const time = envelope.time;
@@ -415,9 +416,12 @@ export function openServerLog(ctx: ParseContext): LineParser {
     }
     const connectionError = CONNECTION_ERROR.exec(message);
     if (connectionError) {
+      const c = connectionOf(connectionError[1]!, connectionError[2]!);
+      // An exception on channel 0 is the connection's: the reader closes it whatever the reason, so a record cut
+      // before its reason line still states the close.
+      if (connectionError[4]!.trim() === "") return { events: [connectionEvent(record, time, ctx, c, "connection_closed", "Error on AMQP connection {} ({}), channel 0:", { channel: Number(connectionError[3]) })] };
       const e = readException(connectionError[4]!);
       if (!e) return { events: [], skipped: true };
-      const c = connectionOf(connectionError[1]!, connectionError[2]!);
       const template = "Error on AMQP connection {} ({}), channel {}: operation {} caused a connection exception {}: {}";
       const extra = present({ channel: Number(connectionError[3]), operation: e.operation, exception: e.exception, reason: e.reason });
       return { events: [connectionEvent(record, time, ctx, c, "connection_closed", template, extra)] };
@@ -490,8 +494,7 @@ export function openServerLog(ctx: ParseContext): LineParser {
       return { events: [event] };
     }
     // A channel's or connection's exception pasted or logged without its `Channel error on connection` line: the fact,
-    // without the connection that would name the client. (A lost connection's reason alone stays a continuation whose
-    // first line is missing: in another input, that first line already made the event.)
+    // without the connection that would name the client.
     const bare = EXCEPTION.exec(message);
     if (bare && !/^operation \S+ caused a connection exception/.test(message)) {
       const reason = bare[3]!.replace(/\s+/g, " ").trim();
@@ -505,6 +508,13 @@ export function openServerLog(ctx: ParseContext): LineParser {
         ...(ackTimeout && TIMEOUT_USED.test(reason) ? { timeoutMs: Number(TIMEOUT_USED.exec(reason)![1]) } : {}),
       });
       return { events: [queue === undefined ? event : { ...event, group: queue, queue }] };
+    }
+    // Likewise a lost connection's reason under a header of its own (3.9+ repeats the header on each line of a
+    // record; a paste keeps only the last): the loss, without the connection. A reason line without a header stays
+    // the continuation of a record whose first line is missing.
+    if (LOST.test(message) && record.level !== null) {
+      const c: Connection = { name: "", pid: record.pid ?? "", clientProvidedName: null, vhost: null, user: null };
+      return { events: [connectionEvent(record, time, ctx, c, "connection_lost", "client unexpectedly closed TCP connection", { reason: message })] };
     }
     if (bare) {
       const c: Connection = { name: "", pid: record.pid ?? "", clientProvidedName: null, vhost: null, user: null };

@@ -335,6 +335,12 @@ const consumeException: Template = {
   wording: "consumeMessage exception: {} Group: {} Msgs: {} MQ: {}",
   read(message) {
     const parts = splitConsumeException(message);
+    // A line cut before its ` Group: ` (a paste or a viewer that keeps the first 200 characters) still states the
+    // failed attempt, and RemotingHelper.exceptionSimpleDesc puts the exception first: the fact without its queue.
+    if (!parts && !message.includes(" Group: ")) {
+      const error = message.slice("consumeMessage exception: ".length).trim();
+      return [{ kind: "consume_end", aboutMessages: true, success: false, detail: { action: "consume_exception", contextName: "EXCEPTION", error, exception: exceptionIn(error) } }];
+    }
     const mq = parts && parseMessageQueue(parts.mq);
     if (!parts || !mq) return undefined;
     const messages = parseMessages(parts.msgs);
@@ -639,7 +645,7 @@ function finish(draft: Draft, template: string, line: DecodedLine, index: number
       ...draft.detail,
       instanceRaw: who.raw,
       unkeyed: unkeyed || undefined,
-      exception: line.envelope.exception,
+      exception: line.envelope.exception ?? draft.detail?.exception ?? undefined,
       dateFrom: line.time.dateFrom,
       timeFrom: line.time.timeFrom,
     }),
@@ -663,7 +669,8 @@ type SignalAction =
   | "remove"
   | "add";
 
-const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer)\b`;
+// The Python 5.x client names itself by its ClientType enum (`PUSH_CONSUMER:group, client_id:…`).
+const CLIENT = String.raw`\b(?:consumer|producer|client|MQClientInstance|push ?consumer|pull ?consumer|LitePullConsumer|(?:LITE_)?(?:PUSH|SIMPLE)_CONSUMER|PRODUCER)\b`;
 
 /**
  * What the Java, Go (logrus/zap key=value), C++ and gRPC clients and rocketmq-spring's listener container say in
@@ -689,7 +696,10 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
     name: "result",
     action: "result",
     // The Go client's `MessageQueue do balance done` (rebalanceResultSet=…) and its pull consumer's result line.
-    anchor: /\bdo balance done\b|\brebalance result changed\b/i,
+    // Both clients' messageQueueChanged, called when a rebalance changed the instance's queues: Java's
+    // `{topic} Rebalance changed, also update version: {old}, {new}` (RebalancePushImpl), Go's `the MessageQueue
+    // changed, version also updated` (push_consumer.go).
+    anchor: /\bdo balance done\b|\brebalance result changed\b|\bRebalance changed, also update version\b|\bthe MessageQueue changed, version also updated\b/i,
     wording: "the instance's new queue set after a rebalance (the Go client's `MessageQueue do balance done … rebalanceResultSet=[…]`)",
   },
   {
@@ -716,15 +726,18 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "shutdown",
     action: "shutdown",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push |simple |lite push )?(?:consumer|producer|client)\\b`, "i"),
-    // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it.
-    unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to shut ?down/i,
+    // The Go push consumer's pull loop ends on Shutdown with `push consumer close pullConsumer listener.`.
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bshut ?down\\b|\\bshut ?down (?:the )?(?:rocketmq )?(?:push[ _]|simple[ _]|lite[ _]push[ _])?(?:consumer|producer|client)\\b|\\bclose pullConsumer listener\\b`, "i"),
+    // The 5.x clients log `Begin to shutdown …` and then `Shutdown the rocketmq … successfully`: the second states it
+    // (the Python client's `begin to to shutdown {self}.`, then `shutdown {self} success.`).
+    unless: /shut ?down (?:fail|error)|failed to shut ?down|begin to (?:to )?shut ?down/i,
     wording: "a client shut down",
   },
   {
     name: "start",
     action: "start",
-    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed|s)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b`, "i"),
+    // The 5.x C++ push consumer says `PushConsumer started, groupName=g` (PushConsumerImpl.cpp).
+    anchor: new RegExp(`${CLIENT}.{0,60}\\bstart(?:ed|s)?\\b.{0,20}\\b(?:OK|success(?:fully)?|succeed(?:ed)?)\\b|\\bstart(?:ed)? (?:the )?(?:consumer|producer|client) (?:OK|success(?:fully)?)\\b|\\bPushConsumer started, groupName=`, "i"),
     wording: "a client started",
   },
   {
@@ -757,7 +770,9 @@ export const SIGNALS: readonly Signal<SignalAction>[] = [
   {
     name: "remove",
     action: "remove",
-    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:pop )?(?:mq|message ?queue|process ?queue)/i,
+    // The 5.x C++ push consumer: `Stop receiving messages from {queue} as it is not assigned to current client …` and
+    // `ProcessQueue={queue} is expired. Remove it for now.` (PushConsumerImpl.cpp).
+    anchor: /(?:remove|drop(?:ped)?)(?: unnecessary| the)? (?:pop )?(?:mq|message ?queue|process ?queue)|Stop receiving messages from \S{1,600} as it is not assigned|ProcessQueue=\S{1,600} is expired\. Remove it/i,
     // `remove unnecessary messageQueue offset` cleans the offset store; the queue stays.
     unless: /fail|messageQueue offset|offset ?table/i,
     wording: "a queue was removed from this instance",

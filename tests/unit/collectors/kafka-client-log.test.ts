@@ -349,6 +349,89 @@ describe("kafka parser properties", () => {
   });
 });
 
+describe("kafka notations and wrappers (properties)", () => {
+  const read = (text: string) => parse(text, { source: "kafka-client-log:test", inputTime: Date.UTC(2026, 10, 30) }).events;
+
+  it("reads Sarama's topic/partition in its ConsumerError, in any wrapper", () => {
+    const wrapped = fc.constantFrom(
+      (m: string) => m,
+      (m: string) => `[watermill] 2026/11/30 10:00:01.000000 subscriber.go:345: \tlevel=ERROR msg="Sarama internal error" err="${m}"`,
+      (m: string) => JSON.stringify({ level: "error", msg: "consumer error", error: m }),
+    );
+    fc.assert(
+      // An all-digit word is no topic the extractors trust (it reads as a number).
+      fc.property(topicArb.map((t) => `t${t}`), fc.nat({ max: 100_000 }), wrapped, (topic, partition, wrap) => {
+        const got = read(wrap(`kafka: error while consuming ${topic}/${partition}: kafka server: The provided member is not known in the current generation.`));
+        assert.deepEqual(got.map((e) => [e.detail.action, e.queue]), [["membership_lost", `${topic}-${partition}`]]);
+      }),
+    );
+  });
+
+  it("reads kafka-go's subscribed map and sarama-cluster's claimed map as the assignment", () => {
+    // An all-digit word is no topic the extractors trust (it reads as a number).
+    const named = fc.array(fc.record({ topic: topicArb.map((t) => `t${t}`), partition: fc.nat({ max: 100_000 }) }, { noNullPrototype: true }), { minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(named, (partitions) => {
+        const want = [...new Set(partitions.map((p) => `${p.topic}-${p.partition}`))];
+        const kafkaGo = `2026/11/30 10:05:12 subscribed to topics and partitions: map[${partitions.map((p) => `{topic:${p.topic} partition:${p.partition}}:-1`).join(" ")}]`;
+        assert.deepEqual(read(kafkaGo).map((e) => e.queue), want);
+        const byTopic = new Map<string, number[]>();
+        for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+        const claimed = [...byTopic].map(([t, ps]) => `${t}:[${ps.join(" ")}]`).join(" ");
+        const cluster = read(`2026/11/30 10:06:02 Rebalanced: &{Type:rebalance OK Claimed:map[${claimed}] Released:map[] Current:map[${claimed}]}`);
+        assert.deepEqual(cluster.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["assign", q]).sort());
+      }),
+    );
+    assert.deepEqual(read("2026/11/30 10:06:30 Rebalanced: &{Type:rebalance OK Claimed:map[] Released:map[t:[1]] Current:map[t:[0]]}"), []);
+  });
+
+  it("reads franz-go's revoking and added maps as JSON and as Go's fmt prints them under a text logger", () => {
+    fc.assert(
+      fc.property(topicArb.map((t) => `t${t}`), fc.uniqueArray(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 8 }), (topic, ids) => {
+        const want = ids.map((p) => `${topic}-${p}`).sort();
+        const json = read(JSON.stringify({ level: "info", msg: "eager consumer revoking prior assigned partitions", group: "g", revoking: { [topic]: ids } }));
+        assert.deepEqual(json.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["revoke", q]));
+        const text = read(`time=2026-11-30T10:12:44.031Z level=INFO msg="new group session begun" group=g added="map[${topic}:[${ids.join(" ")}]]" lost=map[]`);
+        assert.deepEqual(text.map((e) => [e.detail.action, e.queue]).sort(), want.map((q) => ["assign", q]));
+      }),
+    );
+    assert.deepEqual(read('time=2026-11-30T10:12:44.031Z level=INFO msg="new group session begun" group=g added=map[] lost="map[t:[1]]"'), []);
+  });
+
+  it("keeps the partitions of a list cut after a separator, and of a bracketed list with a note after it", () => {
+    fc.assert(
+      fc.property(partitionsArb, (partitions) => {
+        const list = partitions.map((p) => `${p.topic}-${p.partition}`).join(", ");
+        assert.deepEqual(parsePartitions(`${list},`), partitions);
+        const spring = read(`2026-11-30 12:00:19.788 INFO  [C-1] o.s.k.l.KafkaMessageListenerContainer - g: partitions assigned: [${list}] # the note`);
+        assert.deepEqual(spring.map((e) => e.queue), partitions.map((p) => `${p.topic}-${p.partition}`));
+      }),
+    );
+  });
+
+  it("reads the fact a JSON record's stack_trace states when its message says nothing", () => {
+    const record = (message: string) =>
+      JSON.stringify({
+        "@timestamp": "2026-11-30T10:00:01.165Z",
+        message,
+        level: "ERROR",
+        stack_trace: "org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group.\n\tat org.apache.kafka.clients.consumer.internals.ConsumerCoordinator.sendOffsetCommitRequest(ConsumerCoordinator.java:1139)\n",
+      });
+    fc.assert(
+      fc.property(fc.constantFrom("Consumer exception", "poll loop failed", "unexpected error"), (message) => {
+        const [e] = read(record(message));
+        assert.deepEqual([e?.detail.action, e?.detail.exception], ["commit_failed", "org.apache.kafka.clients.consumer.CommitFailedException"]);
+      }),
+    );
+  });
+
+  it("does not read librdkafka's join state in a state summary as a revocation", () => {
+    const term = (state: string) => `%7|1608570443.618|CGRPTERM|rdkafka#consumer-1| [thrd:main]: Group "g": waiting for rebalance_cb, 3 toppar(s), 0 unassignment(s), 0 commit(s), wait-unassign flag, (state up, join-state ${state}) before terminating`;
+    fc.assert(fc.property(fc.constantFrom("wait-revoke-rebalance_cb", "wait-unassign-call", "wait-incr-unassign-to-complete"), (state) => assert.deepEqual(read(term(state)), [])));
+    assert.deepEqual(read('%7|1538679503.772|ASSIGN|rdkafka#consumer-1| [thrd:main]: Group "g": new assignment of 0 partition(s) in join state wait-revoke-rebalance_cb').map((e) => e.detail.action), ["revoke"]);
+  });
+});
+
 describe("Spring Kafka container lines", () => {
   it("take the group of the input's consumer lines when they name one group only", () => {
     const lines = (groups: string[]) =>

@@ -70,6 +70,41 @@ describe("rabbitmq-client-log", () => {
     );
   });
 
+  it("reads a hard error (5xx) by its name as the connection's close, in any client's rendering (property)", () => {
+    const names = ["FRAME_ERROR", "SYNTAX_ERROR", "COMMAND_INVALID", "CHANNEL_ERROR", "UNEXPECTED_FRAME", "RESOURCE_ERROR", "NOT_ALLOWED", "NOT_IMPLEMENTED", "INTERNAL_ERROR"];
+    const rendered = fc.constantFrom(
+      (n: string) => `amqp.exceptions.AMQPError: Basic.consume: (540) ${n} - queue 'q' in vhost 'v' does not support global qos`,
+      (n: string) => `W, [2026-12-07T10:00:00.000000 #1]  WARN -- #<Bunny::Session:0x1 u@h:5672, vhost=/>: Recovering from connection.close (${n} - expected 'channel.open')`,
+      (n: string) => JSON.stringify({ level: "error", msg: "connection closed", reason: `${n} - expected 'channel.open'` }),
+    );
+    fc.assert(fc.property(fc.constantFrom(...names), rendered, (name, render) => assert.deepEqual(run(render(name)).events.map((e) => e.detail.action), ["connection_closed"])));
+  });
+
+  it("reads the clients' own I/O-loss wordings as a lost connection, and not a program's connection.close() (property)", () => {
+    const lost = fc.constantFrom(
+      "Channel shutdown: connection error",
+      "com.rabbitmq.client.ShutdownSignalException: connection error",
+      "Read empty data, calling disconnect",
+      "amqp.exceptions.RecoverableConnectionError: Socket was disconnected",
+      "Library error: a socket error occurred",
+      "Exception in the reader loop: IOError: closed stream",
+      "amqp_consume_message failed: AMQP_STATUS_CONNECTION_CLOSED",
+      "Disconnected from RMQ. Trying to reconnect.",
+    );
+    const prefix = fc.constantFrom("", "2026-12-07 10:00:00.000 ERROR 1 --- [main] c.e.Worker : ", "worker-1  | ", "2026-12-06T10:00:00+00:00 host worker[42]: ERROR ");
+    fc.assert(fc.property(prefix, lost, (p, line) => assert.deepEqual(run(p + line).events.map((e) => e.detail.action), ["connection_lost"])));
+    assert.deepEqual(run('  File "/app/consumer.py", line 49, in consume\n    self.connection.close()').events, []);
+  });
+
+  it("names Ruby's and pika's exceptions, and pika's virtual_host", () => {
+    const [bunny] = run("#<Bunny::AccessRefused: ACCESS_REFUSED - queue 'q1' in vhost '/' in exclusive use>").events;
+    assert.equal(bunny?.detail.exception, "Bunny::AccessRefused");
+    const [pika] = run("pika.exceptions.ChannelClosedByBroker: (406, \"PRECONDITION_FAILED - inequivalent arg 'durable' for queue 'q' in vhost 'v'\")").events;
+    assert.equal(pika?.detail.exception, "pika.exceptions.ChannelClosedByBroker");
+    const [params] = run("Connection close detected; result=BlockingConnection__OnClosedArgs(connection=<SelectConnection CLOSED socket=None params=<URLParameters host=mq port=5672 virtual_host=planet ssl=False>>, reason_code=-1, reason_text='EOF')").events;
+    assert.deepEqual([params?.detail.action, params?.detail.vhost], ["connection_lost", "planet"]);
+  });
+
   it("never throws and emits only valid events, whatever the line (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom("PRECONDITION_FAILED - unknown delivery tag 1", "CONNECTION_FORCED", "Caused by: x")), { maxLength: 8 }), (lines) => {

@@ -491,6 +491,55 @@ describe("rocketmq client log: properties", () => {
     );
   });
 
+  it("reads a consumeMessage exception cut before its group by the exception it names first", () => {
+    const exception = fc.constantFrom("java.lang.IllegalStateException", "java.util.ConcurrentModificationException", "com.example.OrderRejectedException");
+    const cut = fc.constantFrom((e: string) => `${e}: rejected, com.example.Listener.consumeMessage(Listener.java:58)`, (e: string) => `${e}, java.util.ArrayList.forEach(ArrayList.java:1260) `);
+    fc.assert(
+      fc.property(prefix, exception, cut, (head, e, render) => {
+        const event = oneEvent(`${head}consumeMessage exception: ${render(e)}`);
+        assert.deepEqual([event.detail.action, event.detail.exception, event.queue], ["consume_exception", e, null]);
+      }),
+    );
+  });
+
+  it("reads the Node.js client's topic@broker@id queue and the Python client's ClientType-named shutdown", () => {
+    fc.assert(
+      fc.property(prefix, topic, name, fc.nat(1023), (head, t, brokerName, queueId) => {
+        const event = oneEvent(`${head}Drop message queue according to the latest assignmentList, mq=${t}@${brokerName}@${queueId}, clientId=10.0.0.7@4127@0@1a2b3c`);
+        assert.deepEqual([event.detail.action, event.topic, event.queue], ["remove", t, `${brokerName}:${queueId}`]);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("PUSH_CONSUMER", "SIMPLE_CONSUMER", "LITE_PUSH_CONSUMER", "PRODUCER"), name, (type, group) => {
+        const self = `${type}:${group}, client_id:10.0.0.7@4127@0@1a2b3c`;
+        assert.equal(oneEvent(`2026-11-30 10:24:40,502 [INFO] shutdown ${self} success.`).detail.action, "shutdown");
+        assert.deepEqual(parseClientLogLine(`2026-11-30 10:24:40,311 [INFO] begin to to shutdown ${self}.`, 1, CTX).events, []);
+      }),
+    );
+  });
+
+  it("reads the C++ 5.x push consumer's namespace@topic@queueId@broker queues it stops receiving from, not a client id", () => {
+    const ns = fc.stringMatching(/^[A-Za-z0-9_-]{0,12}$/);
+    fc.assert(
+      fc.property(ns, topic, name, fc.nat(1023), fc.boolean(), (namespace, t, brokerName, queueId, expired) => {
+        const mq = `${namespace}@${t}@${queueId}@${brokerName}`;
+        const message = expired ? `ProcessQueue=${mq} is expired. Remove it for now.` : `Stop receiving messages from ${mq} as it is not assigned to current client according to latest assignment result from load balancer`;
+        const event = oneEvent(`2026-11-30 10:30:01.118 [--I--] [ 104523] ${message} PushConsumerImpl.cpp:306`);
+        assert.deepEqual([event.detail.action, event.topic, event.queue], ["remove", t, `${brokerName}:${queueId}`]);
+      }),
+    );
+    assert.deepEqual(parseClientLogLine("2026-11-30 10:30:01.118 [--I--] [ 104523] Heartbeat sent, clientId=10.0.0.7@4127@0@1a2b3c Client.cpp:1", 1, CTX).events, []);
+  });
+
+  it("reads both clients' messageQueueChanged as the rebalance's result, whatever the topic and versions", () => {
+    fc.assert(
+      fc.property(prefix, topic, fc.nat(), fc.nat(), (head, t, from, to) => {
+        assert.equal(oneEvent(`${head}${t} Rebalance changed, also update version: ${from}, ${to}`).detail.action, "result");
+        assert.equal(oneEvent(`time="2026-11-30T10:52:04+08:00" level=info msg="the MessageQueue changed, version also updated" changeTo=${to} changedFrom=${from}`).detail.action, "result");
+      }),
+    );
+  });
+
   it("round-trips group, topic and queue of a generated per-queue rebalance line", () => {
     const wording = fc.constantFrom("remove unnecessary mq", "add a new mq", "mq already exists", "truncateMessageQueueNotMyTopic remove unnecessary mq");
     fc.assert(
